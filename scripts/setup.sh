@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Sets up a fresh Debian 12 machine for kernelhub: system packages, the .venv with torch and
+# the reference packages, a build of both executables, installed into .venv/bin.
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+apt_packages=(
+  build-essential cmake ninja-build ccache pkg-config git python3-venv
+  libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev
+  libcurl4-openssl-dev libssl-dev libelf-dev libgit2-dev pybind11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+python=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$python" -m venv .venv
+fi
+stamp=.venv/.requirements-installed
+if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
+  echo "setup: installing Python packages into .venv (torch and the reference packages)"
+  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  cp requirements-dev.txt "$stamp"
+fi
+
+build_dir=${KERNELHUB_BUILD_DIR:-build}
+if [ ! -f "$build_dir/build.ninja" ]; then
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+fi
+echo "setup: building"
+cmake --build "$build_dir"
+cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null
+echo "setup: done; kernel-builder and kernelhub are in .venv/bin"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Runs every test: sets up what is missing, then the C++ unit tests (ctest) and the
+# end-to-end and differential tests against the reference packages (pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+build_dir=${KERNELHUB_BUILD_DIR:-build}
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+export PATH="$PWD/.venv/bin:$PATH"
+.venv/bin/python -m pytest -q tests/e2e

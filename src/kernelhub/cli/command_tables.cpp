@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <array>
+
+#include <kernelhub/cli/command.hpp>
+#include <kernelhub/cli/commands/commands.hpp>
+
+namespace kernelhub::cli {
+
+namespace {
+
+using namespace commands;
+
+const std::array k_kernel_builder_commands = {
+    Command{"init", "create a new kernel project from templates", &declare_init},
+    Command{"update-build", "rewrite build.toml to the newest edition", &declare_update_build},
+    Command{"check-config", "validate build.toml and report every problem",
+            &declare_check_config},
+    Command{"list-variants", "list the build variants this machine can build",
+            &declare_list_variants},
+    Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
+            /*hidden=*/true},
+};
+
+const std::array<Command, 0> k_kernelhub_commands = {};
+
+}  // namespace
+
+std::span<const Command> kernel_builder_commands() { return k_kernel_builder_commands; }
+std::span<const Command> kernelhub_commands() { return k_kernelhub_commands; }
+
+}  // namespace kernelhub::cli

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <kernelhub/cli/command.hpp>
+
+// One declare function per subcommand, each in its own file under cli/commands/.
+namespace kernelhub::cli::commands {
+
+void declare_init(CLI::App& app, RunState& state);
+void declare_update_build(CLI::App& app, RunState& state);
+void declare_check_config(CLI::App& app, RunState& state);
+void declare_list_variants(CLI::App& app, RunState& state);
+void declare_generate_docs(CLI::App& app, RunState& state);
+
+}  // namespace kernelhub::cli::commands

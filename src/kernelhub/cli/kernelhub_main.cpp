@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/cli/program.hpp>
+
+int main(int argc, char** argv) {
+  return kernelhub::cli::run_program(kernelhub::cli::kernelhub_program(), argc, argv);
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/cli/program.hpp>
+
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <kernelhub/util/fatal_error.hpp>
+
+#ifndef KERNELHUB_VERSION
+#define KERNELHUB_VERSION "0.0.0"
+#endif
+
+namespace kernelhub::cli {
+
+const Program& kernel_builder_program() {
+  static const Program program{"kernel-builder",
+                               "Build, check and publish Hub compute kernels (PyTorch extensions)",
+                               kernel_builder_commands()};
+  return program;
+}
+
+const Program& kernelhub_program() {
+  static const Program program{"kernelhub",
+                               "Fetch, verify and load Hub compute kernels, and serve a Hub",
+                               kernelhub_commands()};
+  return program;
+}
+
+std::unique_ptr<CLI::App> make_app(const Program& program, RunState& state) {
+  auto app = std::make_unique<CLI::App>(std::string(program.description), std::string(program.name));
+  app->set_version_flag("-V,--version", fmt::format("{} {}", program.name, KERNELHUB_VERSION));
+  app->require_subcommand(0, 1);
+  for (const auto& command : program.commands) {
+    command.declare(*app, state);
+  }
+  return app;
+}
+
+int run_program(const Program& program, int argc, char** argv) {
+  RunState state;
+  auto app = make_app(program, state);
+  try {
+    app->parse(argc, argv);
+    if (app->get_subcommands().empty()) {
+      std::fputs(app->help().c_str(), stdout);
+      return argc > 1 ? 2 : 0;
+    }
+  } catch (const CLI::ParseError& error) {
+    return app->exit(error);
+  } catch (const util::FatalError& error) {
+    std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(program.name.size()),
+                 program.name.data(), error.what());
+    return 1;
+  }
+  return state.exit_code;
+}
+
+}  // namespace kernelhub::cli

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/util/file_io.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace kernelhub::util {
+
+namespace fs = std::filesystem;
+
+Expected<std::string> read_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return fail(fmt::format("cannot read \"{}\": {}", path.string(), std::strerror(errno)));
+  }
+  std::string content;
+  char buffer[64 * 1024];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      const int saved = errno;
+      ::close(fd);
+      return fail(fmt::format("cannot read \"{}\": {}", path.string(), std::strerror(saved)));
+    }
+    if (n == 0) {
+      break;
+    }
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return content;
+}
+
+Expected<void> write_file_atomic(const fs::path& path, std::string_view content) {
+  const auto parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  auto pattern = (parent / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    return fail(fmt::format("cannot write \"{}\": {}", path.string(), std::strerror(errno)));
+  }
+  auto cleanup = [&](int error) {
+    ::close(fd);
+    ::unlink(pattern.c_str());
+    return fail(fmt::format("cannot write \"{}\": {}", path.string(), std::strerror(error)));
+  };
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return cleanup(errno);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // mkstemp creates 0600; published files should have the usual umask-derived mode.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
+    return cleanup(errno);
+  }
+  if (::close(fd) != 0) {
+    const int saved = errno;
+    ::unlink(pattern.c_str());
+    return fail(fmt::format("cannot write \"{}\": {}", path.string(), std::strerror(saved)));
+  }
+  if (::rename(pattern.c_str(), path.c_str()) != 0) {
+    const int saved = errno;
+    ::unlink(pattern.c_str());
+    return fail(fmt::format("cannot write \"{}\": {}", path.string(), std::strerror(saved)));
+  }
+  return {};
+}
+
+}  // namespace kernelhub::util

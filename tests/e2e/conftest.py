@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Shared fixtures for the end-to-end tests: the installed binaries and the repo's paths."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus" / "build-toml"
+VENV_BIN = REPO_ROOT / ".venv" / "bin"
+
+
+def _binary(name: str) -> Path:
+    path = VENV_BIN / name
+    if not path.exists():
+        found = shutil.which(name)
+        if found is None:
+            pytest.fail(f"{name} is not installed; run scripts/setup.sh")
+        path = Path(found)
+    return path
+
+
+@pytest.fixture(scope="session")
+def kernel_builder() -> Path:
+    return _binary("kernel-builder")
+
+
+@pytest.fixture(scope="session")
+def kernelhub_bin() -> Path:
+    return _binary("kernelhub")
+
+
+def run(args, *, cwd=None, check=False, env=None):
+    """Runs a command and returns the CompletedProcess with text output."""
+    merged = dict(os.environ)
+    if env:
+        merged.update(env)
+    result = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=merged, capture_output=True, text=True,
+        stdin=subprocess.DEVNULL, timeout=600,
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"{args} failed with {result.returncode}\nstdout:\n{result.stdout}\n"
+            f"stderr:\n{result.stderr}"
+        )
+    return result

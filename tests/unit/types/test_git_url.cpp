@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <kernelhub/types/git_url.hpp>
+
+using kernelhub::types::GitUrl;
+
+TEST(GitUrl, AcceptsNetworkSchemes) {
+  for (auto good : {"https://github.com/huggingface/kernels", "git+ssh://git@host/repo.git",
+                    "git://host/x", "http://host:8080/x"}) {
+    auto url = GitUrl::parse(good);
+    ASSERT_TRUE(url) << good;
+    EXPECT_EQ(url->original(), good);
+  }
+}
+
+TEST(GitUrl, NormalisesScpLikeToSsh) {
+  auto url = GitUrl::parse("git@github.com:huggingface/kernels.git");
+  ASSERT_TRUE(url);
+  EXPECT_EQ(url->normalized(), "ssh://git@github.com/huggingface/kernels.git");
+  EXPECT_EQ(url->original(), "git@github.com:huggingface/kernels.git");
+}
+
+TEST(GitUrl, RejectsOtherSchemesWithTheList) {
+  auto url = GitUrl::parse("ftp://host/x");
+  ASSERT_FALSE(url);
+  EXPECT_EQ(url.error().message,
+            "unsupported scheme \"ftp\" in git URL \"ftp://host/x\", expected one of: https, http, "
+            "git, ssh, git+ssh, git+https, git+http");
+  EXPECT_FALSE(GitUrl::parse("not a url"));
+  EXPECT_FALSE(GitUrl::parse("https://"));
+}
