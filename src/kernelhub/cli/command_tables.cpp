@@ -17,6 +17,8 @@ const std::array k_kernel_builder_commands = {
             &declare_check_config},
     Command{"list-variants", "list the build variants this machine can build",
             &declare_list_variants},
+    Command{"check-abi", "check built variants against the manylinux, abi3 and Torch ABI rules",
+            &declare_check_abi},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

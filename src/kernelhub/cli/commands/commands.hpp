@@ -10,6 +10,7 @@ void declare_init(CLI::App& app, RunState& state);
 void declare_update_build(CLI::App& app, RunState& state);
 void declare_check_config(CLI::App& app, RunState& state);
 void declare_list_variants(CLI::App& app, RunState& state);
+void declare_check_abi(CLI::App& app, RunState& state);
 void declare_generate_docs(CLI::App& app, RunState& state);
 
 }  // namespace kernelhub::cli::commands
