@@ -34,6 +34,12 @@ std::unique_ptr<CLI::App> make_app(const Program& program, RunState& state) {
   app->require_subcommand(0, 1);
   for (const auto& command : program.commands) {
     command.declare(*app, state);
+    // The table is the one source of each command's synopsis and visibility.
+    auto* sub = app->get_subcommand(std::string(command.name));
+    sub->description(std::string(command.synopsis));
+    if (command.hidden) {
+      sub->group("");
+    }
   }
   return app;
 }
