@@ -13,7 +13,9 @@ VENV_BIN = REPO_ROOT / ".venv" / "bin"
 
 
 def _binary(name: str) -> Path:
-    path = VENV_BIN / name
+    # KERNELHUB_BIN_DIR points the tests at a build tree instead of the installed binaries.
+    override = os.environ.get("KERNELHUB_BIN_DIR")
+    path = Path(override) / name if override else VENV_BIN / name
     if not path.exists():
         found = shutil.which(name)
         if found is None:
