@@ -23,7 +23,10 @@ const std::array k_kernel_builder_commands = {
             /*hidden=*/true},
 };
 
-const std::array<Command, 0> k_kernelhub_commands = {};
+const std::array k_kernelhub_commands = {
+    Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
+            /*hidden=*/true},
+};
 
 }  // namespace
 
