@@ -25,7 +25,7 @@ inline tl::unexpected<Error> fail(std::string message) {
 // KH_TRY(expr): evaluates an Expected; on failure returns its error from the enclosing
 // function, otherwise yields the value (GNU statement expression, as ccache's TRY).
 #define KH_TRY(expr)                                              \
-  ({                                                              \
+  __extension__({                                                 \
     auto kh_try_result_ = (expr);                                 \
     if (!kh_try_result_) {                                        \
       return tl::unexpected<::kernelhub::util::Error>(            \
