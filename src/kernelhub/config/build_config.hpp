@@ -4,15 +4,19 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 #include <kernelhub/types/backend.hpp>
 #include <kernelhub/types/git_url.hpp>
+#include <kernelhub/types/kernel_dependency.hpp>
 #include <kernelhub/types/kernel_name.hpp>
 #include <kernelhub/types/version.hpp>
 #include <kernelhub/util/diagnostic.hpp>
+#include <kernelhub/util/expected.hpp>
 
 // The typed model of build.toml at edition 5 (builder.md §2.3). Every older edition is read
 // into this same model (config/build_config_reader.hpp). Optional keys are std::optional so a
@@ -21,15 +25,8 @@ namespace kernelhub::config {
 
 inline constexpr int k_current_edition = 5;
 
-// `kernel-depends` entry: another Hub kernel, pinned by major version or by revision (exactly
-// one of the two).
-struct KernelDependency {
-  std::string repo_id;
-  std::optional<std::uint64_t> version;
-  std::optional<std::string> revision;
-
-  friend bool operator==(const KernelDependency&, const KernelDependency&) = default;
-};
+// `kernel-depends` entry: shared with metadata.json, so it lives in the types layer.
+using KernelDependency = types::KernelDependency;
 
 // Per-backend tables under [general]: [general.cuda], [general.neuron], [general.xpu],
 // [general.tpu]. Only cuda has minver/maxver; tpu has no kernel-depends.
@@ -65,6 +62,9 @@ struct General {
   std::optional<Hub> hub;
 
   friend bool operator==(const General&, const General&) = default;
+
+  // The [general.<backend>] table of `backend` (cuda, neuron, xpu, tpu); empty for the others.
+  const std::optional<BackendGeneral>& backend_table(types::Backend backend) const;
 };
 
 // `torch.stable-abi`: one version for every backend, or a per-backend table.
@@ -121,6 +121,8 @@ enum class Dependency {
 
 // The spelling used in build.toml ("cutlass_3_6", "metal-cpp", ...).
 std::string_view to_string(Dependency dependency);
+// Every spelling, in enum order.
+std::span<const std::string_view> dependency_names();
 util::Expected<Dependency> parse_dependency(std::string_view text);
 
 // [kernel.<name>]: one native component for one backend. Backend-specific keys are only set
