@@ -28,6 +28,15 @@ util::Expected<Backend> parse_backend(std::string_view text) {
   return util::fail(fmt::format("unknown backend \"{}\"{}{}", text, hint.empty() ? "" : "; ", hint));
 }
 
+std::optional<Backend> backend_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < k_backend_names.size(); ++i) {
+    if (k_backend_names[i] == name) {
+      return k_all_backends[i];
+    }
+  }
+  return std::nullopt;
+}
+
 bool has_native_kernels(Backend backend) {
   switch (backend) {
     case Backend::cpu:

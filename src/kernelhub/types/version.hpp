@@ -19,6 +19,8 @@ class Version {
   Version() = default;
   explicit Version(std::vector<std::uint64_t> components);
 
+  // As the reference's `Version::from_str`: surrounding Unicode white space is trimmed, each
+  // dot-separated part is a u64 with an optional leading '+' ("+1", "007" are fine).
   // Errors: "empty version string", "version must consist of numbers: \"x\"".
   static util::Expected<Version> parse(std::string_view text);
 
@@ -27,7 +29,9 @@ class Version {
   std::uint64_t minor() const { return component(1); }
   std::uint64_t component(std::size_t index) const;
 
-  // Normalised form: "2.12" for "2.12.0"; a version of only zeros prints as "0".
+  // Normalised form: "2.12" for "2.12.0". A version of only zeros prints as "0" where the
+  // reference prints "" (which its own parser then rejects): deliberate, so writing a
+  // version and reading it back always works.
   std::string to_string() const;
   // Major and minor concatenated, as variant names spell them: 2.12 -> "212", 0.1 -> "01".
   std::string flattened() const;

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kernelhub/metadata/digest.hpp>
+#include <kernelhub/types/backend.hpp>
+#include <kernelhub/types/git_oid.hpp>
+#include <kernelhub/types/git_url.hpp>
+#include <kernelhub/types/kernel_dependency.hpp>
+#include <kernelhub/types/kernel_name.hpp>
+
+// metadata.json, one per build variant (builder.md §3, loader.md §3.3): written by the builder,
+// read by the loader. Readers tolerate unknown keys so newer writers stay readable.
+namespace kernelhub::metadata {
+
+// The state of a git working tree: the HEAD commit and whether tracked files were modified.
+// In JSON the two keys always come together ("commit", read also as the legacy "sha").
+struct GitStatus {
+  types::GitOid commit;
+  bool dirty = false;
+
+  friend bool operator==(const GitStatus&, const GitStatus&) = default;
+};
+
+// `provenance.kernel-builder`: the builder's version and, when it was built from git, its state
+// (flattened into the same JSON object as `version`).
+struct KernelBuilderProvenance {
+  std::string version;
+  std::optional<GitStatus> git;
+
+  friend bool operator==(const KernelBuilderProvenance&, const KernelBuilderProvenance&) = default;
+};
+
+struct Provenance {
+  KernelBuilderProvenance kernel_builder;
+  std::optional<GitStatus> kernel;  // absent when the kernel was not built from git
+
+  // Whether the builder or the kernel had uncommitted changes.
+  bool is_dirty() const;
+
+  friend bool operator==(const Provenance&, const Provenance&) = default;
+};
+
+// `backend`: the variant's backend and, for CUDA/ROCm, the GPU archs it was compiled for.
+struct BackendInfo {
+  types::Backend type = types::Backend::cpu;
+  std::optional<std::vector<std::string>> archs;
+
+  friend bool operator==(const BackendInfo&, const BackendInfo&) = default;
+};
+
+struct Metadata {
+  types::KernelName name;
+  std::string id;  // `_<python name>_<backend>_<unique>`: module name and torch.ops namespace
+  std::uint64_t version = 0;  // the kernel's major version
+  std::string license;
+  std::optional<types::GitUrl> upstream;
+  std::optional<types::GitUrl> source;
+  std::vector<std::string> python_depends;  // names from python_dependencies.json, not pip specs
+  std::vector<types::KernelDependency> kernel_depends;
+  BackendInfo backend;
+  std::optional<Digest> digest;
+  std::optional<Provenance> provenance;
+
+  // Provenance says the builder or the kernel was dirty; false without provenance.
+  bool is_dirty() const;
+
+  friend bool operator==(const Metadata&, const Metadata&) = default;
+};
+
+// The JSON the reference writes: keys in its field order, indent 2, a trailing newline;
+// `kernel-depends` always present, absent optionals omitted, commits as "commit" (never "sha").
+std::string to_json(const Metadata& metadata);
+
+// Writes `to_json(metadata)` to `path` atomically.
+util::Expected<void> write_metadata_file(const std::filesystem::path& path,
+                                         const Metadata& metadata);
+
+}  // namespace kernelhub::metadata
