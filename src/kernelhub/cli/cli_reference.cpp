@@ -193,9 +193,14 @@ std::string argument_details(const ArgumentDoc& argument) {
   if (!argument.excludes.empty()) {
     details.push_back(fmt::format("Not with {}.", code_list(argument.excludes)));
   }
+  // Descriptions follow the CLI's style (lowercase, no final period); the details after one
+  // are sentences, so close the description first.
   std::string text;
   for (const auto& detail : details) {
-    text += (text.empty() ? "" : " ") + detail;
+    if (!text.empty()) {
+      text += std::string_view(".:!?").find(text.back()) == std::string_view::npos ? ". " : " ";
+    }
+    text += detail;
   }
   return table_cell(text);
 }

@@ -130,11 +130,11 @@ TEST(CliReference, MarkdownHasOneSectionPerCommandAndEscapesTableCells) {
   EXPECT_NE(markdown.find("### `fake build`\n"), std::string::npos);
   EXPECT_NE(markdown.find("#### `fake skills add`\n"), std::string::npos);
   EXPECT_NE(markdown.find("- [`fake build`](#fake-build): build the kernel\n"), std::string::npos);
-  EXPECT_NE(markdown.find("| `-b, --backend <TEXT>...` | backends to build One of: `cuda`, "
+  EXPECT_NE(markdown.find("| `-b, --backend <TEXT>...` | backends to build. One of: `cuda`, "
                           "`rocm`, `cpu`. |"),
             std::string::npos);
-  EXPECT_NE(markdown.find("the variant \\| to build Required."), std::string::npos);
-  EXPECT_NE(markdown.find("| `[KERNEL_DIR]` | kernel directory Default: `.`. |"),
+  EXPECT_NE(markdown.find("the variant \\| to build. Required."), std::string::npos);
+  EXPECT_NE(markdown.find("| `[KERNEL_DIR]` | kernel directory. Default: `.`. |"),
             std::string::npos);
   EXPECT_EQ(markdown.find("hidden"), std::string::npos);
   EXPECT_EQ(markdown.find("secret"), std::string::npos);
