@@ -333,3 +333,83 @@ def test_doc_python_depends_are_the_curated_data():
             for package in packages:
                 curated.add((table, name, package["package"], package["import"]))
     assert documented == curated
+
+
+# --- docs/build-toml.md against our reader (`kernel-builder check-config`) ----------------------
+
+
+def check_config(kernel_builder, text: str) -> dict:
+    with tempfile.TemporaryDirectory() as directory:
+        Path(directory, "build.toml").write_text(text, encoding="utf-8")
+        result = run([kernel_builder, "check-config", "--json", directory])
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)
+
+
+def _errors(report: dict) -> list[str]:
+    return [d["message"] for d in report["diagnostics"] if d["severity"] == "error"]
+
+
+@pytest.mark.parametrize("table,key", [(t, k) for t in sorted(DOC_KEYS) for k in DOC_KEYS[t]])
+def test_documented_key_is_accepted_by_check_config(kernel_builder, table, key):
+    report = check_config(kernel_builder, to_toml(build_file(table, key, sample(table, key))))
+    assert report["valid"], _errors(report)
+    assert report["edition"] == 5
+
+
+def _misspell(key: str) -> str:
+    return key + "x"
+
+
+@pytest.mark.parametrize("table,key", [(t, k) for t in sorted(DOC_KEYS) for k in DOC_KEYS[t]])
+def test_misspelled_key_is_reported_by_check_config(kernel_builder, table, key):
+    doc = build_file(table, key, sample(table, key))
+    if table == DEPENDS_ENTRY:
+        entry = doc["general"]["kernel-depends"][0]
+    elif table.startswith("kernel:"):
+        entry = doc["kernel"]["k"]
+    elif table in FRAMEWORKS:
+        entry = doc[table]
+    else:
+        entry = doc
+        for part in table.split("."):
+            entry = entry[part]
+    entry[_misspell(key)] = entry.pop(key)
+    report = check_config(kernel_builder, to_toml(doc))
+    unknown = [d for d in report["diagnostics"]
+               if d["severity"] == "error" and f'unknown key "{_misspell(key)}"' in d["message"]]
+    assert unknown, report["diagnostics"]
+    # Without `edition` the file reads as a legacy edition, which has no `edition` key to
+    # suggest; the typo is still reported.
+    if key != "edition":
+        assert unknown[0].get("hint") == f'did you mean "{key}"?'
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLES)))
+def test_doc_example_is_accepted_by_check_config(kernel_builder, index):
+    report = check_config(kernel_builder, to_toml(EXAMPLES[index]))
+    assert report["valid"], _errors(report)
+
+
+# The deliberate differences the docs promise ("Differences from the reference kernel-builder").
+
+
+def test_difference_noarch_accepts_kebab_case_archs(kernel_builder):
+    doc = _base()
+    del doc["torch"]
+    doc["torch-noarch"] = {"cuda-capabilities": ["8.0"], "rocm-archs": ["gfx90a"]}
+    text = to_toml(doc)
+    assert "Unknown field cuda-capabilities" in reference_open(text)
+    assert check_config(kernel_builder, text)["valid"]
+
+
+def test_difference_edition3_is_read_with_an_upgrade_warning(kernel_builder):
+    # Edition 3: no `edition`, no `license` or `version`, no framework table (so noarch).
+    text = '[general]\nname = "relu"\nbackends = ["cuda"]\n'
+    assert reference_open(text) is not None
+    report = check_config(kernel_builder, text)
+    assert report["valid"], _errors(report)
+    assert report["edition"] == 3
+    warnings = [d["message"] + d.get("hint", "") for d in report["diagnostics"]
+                if d["severity"] == "warning"]
+    assert any("update-build" in warning for warning in warnings), report["diagnostics"]
