@@ -22,6 +22,8 @@
 #include <kernelhub/types/version.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "variants_commands.hpp"
+
 namespace {
 
 using nlohmann::json;
@@ -234,6 +236,8 @@ const std::map<std::string, std::function<json(const Args&)>> k_commands = {
     {"git-url", git_url},                     {"backend-parse", backend_parse},
     {"digest", digest},                       {"digest-validate", digest_validate},
     {"kernel-id", kernel_id},
+    {"variants-parse", testtool::variants_parse},
+    {"variants-resolve", testtool::variants_resolve},
 };
 
 }  // namespace

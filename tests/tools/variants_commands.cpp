@@ -20,7 +20,9 @@ json read_cases(const std::vector<std::string>& args) {
   if (!args.empty()) {
     return json(args);
   }
-  return json::parse(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  // Read the whole input first: parsing straight from istreambuf_iterators never returns.
+  const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  return json::parse(text);
 }
 
 std::optional<ReleaseVersion> optional_version(const json& system, const char* key) {
