@@ -413,3 +413,11 @@ def test_difference_edition3_is_read_with_an_upgrade_warning(kernel_builder):
     warnings = [d["message"] + d.get("hint", "") for d in report["diagnostics"]
                 if d["severity"] == "warning"]
     assert any("update-build" in warning for warning in warnings), report["diagnostics"]
+
+
+def test_difference_python_depends_are_checked_when_read(kernel_builder):
+    text = to_toml(build_file("general", "python-depends", ["not-curated"]))
+    assert reference_open(text) is None
+    report = check_config(kernel_builder, text)
+    assert not report["valid"]
+    assert any("not-curated" in message for message in _errors(report))
