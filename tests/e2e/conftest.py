@@ -49,3 +49,21 @@ def run(args, *, cwd=None, check=False, env=None):
             f"stderr:\n{result.stderr}"
         )
     return result
+
+
+@pytest.fixture(scope="session")
+def testtool() -> Path:
+    """kernelhub-testtool (tests/tools): runs library functions for the differential tests.
+
+    Found via KERNELHUB_TESTTOOL, else beside KERNELHUB_BIN_DIR's build tree (whose cli dir is
+    <build>/src/kernelhub/cli), else in the default build/ directory.
+    """
+    candidates = [os.environ.get("KERNELHUB_TESTTOOL")]
+    if os.environ.get("KERNELHUB_BIN_DIR"):
+        build = Path(os.environ["KERNELHUB_BIN_DIR"]).parents[2]
+        candidates.append(build / "tests" / "tools" / "kernelhub-testtool")
+    candidates.append(REPO_ROOT / "build" / "tests" / "tools" / "kernelhub-testtool")
+    for candidate in candidates:
+        if candidate and Path(candidate).exists():
+            return Path(candidate)
+    pytest.fail("kernelhub-testtool not found; set KERNELHUB_TESTTOOL or build the tests")

@@ -171,7 +171,17 @@ class Parser {
     if (m_url.scheme == "file" && *m_url.host == "localhost") {
       m_url.host = "";
     }
-    return colon == std::string_view::npos || parse_port(host_port.substr(colon + 1));
+    if (colon == std::string_view::npos) {
+      return true;
+    }
+    auto port = host_port.substr(colon + 1);
+    // The `url` crate ends a port at '\' for every scheme; in a non-special URL the rest is
+    // then read as the path ("ssh://h:22\x" -> "ssh://h:22/\x").
+    if (const auto backslash = port.find('\\'); !special && backslash != std::string_view::npos) {
+      m_pos -= port.size() - backslash;
+      port = port.substr(0, backslash);
+    }
+    return parse_port(port);
   }
 
   bool parse_port(std::string_view text) {
