@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/config/edition_upgrade.hpp>
+
+using namespace kernelhub;
+using namespace kernelhub::config;
+
+namespace {
+
+// What the reader makes of `text` in memory (the model every upgrade must reproduce).
+std::optional<LoadedBuildConfig> read(const std::string& text) {
+  util::DiagnosticCollector sink;
+  auto loaded = read_build_config(text, "build.toml", sink);
+  EXPECT_TRUE(loaded.has_value()) << text;
+  EXPECT_FALSE(sink.has_errors()) << (sink.all().empty() ? "" : sink.all().front().message);
+  return loaded;
+}
+
+BuildTomlUpgrade upgrade(const std::string& text, util::DiagnosticCollector& sink) {
+  auto result = upgrade_build_toml_text(text, "build.toml", sink);
+  EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
+  return result ? *result : BuildTomlUpgrade{};
+}
+
+// Checks the contract every successful upgrade keeps: edition 5 on reading back, the same
+// model as the reader's in-memory upgrade, and nothing left to do on a second run.
+void expect_faithful(const std::string& original, const std::string& upgraded) {
+  const auto before = read(original);
+  const auto after = read(upgraded);
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(after->source_edition, k_current_edition);
+  EXPECT_EQ(after->config, before->config);
+  util::DiagnosticCollector sink;
+  const auto again = upgrade(upgraded, sink);
+  EXPECT_EQ(again.text, upgraded);
+  EXPECT_EQ(again.method, UpgradeMethod::unchanged);
+}
+
+const std::string k_v4 = R"(# ReLU, the example kernel.
+[general]
+name = "relu"
+version = 1 # bump on breaking changes
+license = "Apache-2.0"
+backends = [
+    "cuda",  # only CUDA for now
+    "rocm",
+]
+
+[general.hub]
+repo-id = "kernels-test/relu"
+
+[torch]
+src = ["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"]
+stable-abi = "2.11"
+
+# The kernels below are shared by CUDA and ROCm.
+[kernel.relu]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_cuda/relu.cu"]
+
+[kernel.relu_rocm]
+backend = "rocm"
+depends = ["torch"]
+src = ["relu_cuda/relu.cu"]
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST(EditionUpgrade, LeavesEditionFiveUntouched) {
+  const auto v5 = replace(k_v4, "license", "edition = 5\nlicense");
+  util::DiagnosticCollector sink;
+  const auto result = upgrade(v5, sink);
+  EXPECT_EQ(result.text, v5);
+  EXPECT_EQ(result.method, UpgradeMethod::unchanged);
+  EXPECT_EQ(result.source_edition, 5);
+  EXPECT_TRUE(sink.all().empty());
+}
+
+TEST(EditionUpgrade, EditionFourGainsOneLineAfterVersion) {
+  util::DiagnosticCollector sink;
+  const auto result = upgrade(k_v4, sink);
+  EXPECT_EQ(result.text, replace(k_v4, "changes\n", "changes\nedition = 5\n"));
+  EXPECT_EQ(result.source_edition, 4);
+  EXPECT_EQ(result.method, UpgradeMethod::edited);
+  EXPECT_TRUE(sink.all().empty()) << sink.all().front().message;
+  expect_faithful(k_v4, result.text);
+}
+
+TEST(EditionUpgrade, KeepsIndentationLineEndingsAndAMissingFinalNewline) {
+  std::string crlf;
+  for (char c : replace(k_v4, "version = 1", "  version = 1")) {
+    crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  }
+  util::DiagnosticCollector sink;
+  EXPECT_EQ(upgrade(crlf, sink).text,
+            replace(crlf, "changes\r\n", "changes\r\n  edition = 5\r\n"));
+
+  const std::string bare = "[torch]\nsrc = []\n[general]\nname = \"relu\"\nlicense = \"MIT\"\n"
+                           "backends = [\"cpu\"]\nversion = 2";
+  const auto result = upgrade(bare, sink);
+  EXPECT_EQ(result.text, bare + "\nedition = 5");
+  expect_faithful(bare, result.text);
+}
+
+TEST(EditionUpgrade, EditsDottedAndInlineGeneralTables) {
+  const std::string dotted = "general.name = \"relu\"\ngeneral.version = 1\n"
+                             "general.license = \"MIT\"\ngeneral.backends = [\"cpu\"]\n"
+                             "torch.src = []\n";
+  util::DiagnosticCollector sink;
+  const auto dotted_result = upgrade(dotted, sink);
+  EXPECT_EQ(dotted_result.text, replace(dotted, "version = 1\n", "version = 1\ngeneral.edition = 5\n"));
+  expect_faithful(dotted, dotted_result.text);
+
+  const std::string inline_table =
+      "general = { name = \"relu\", version = 1, license = \"MIT\", backends = [\"cpu\"] }\n"
+      "[torch]\n";
+  const auto inline_result = upgrade(inline_table, sink);
+  EXPECT_EQ(inline_result.text, replace(inline_table, "version = 1", "version = 1, edition = 5"));
+  expect_faithful(inline_table, inline_result.text);
+  EXPECT_TRUE(sink.all().empty());
+}
+
+TEST(EditionUpgrade, EditionThreeGainsVersionAndANoarchTable) {
+  const std::string v3 = R"([general]
+name = "silu"  # the name
+license = "Apache-2.0"
+backends = ["cuda"]
+
+# Kernels
+# (one per backend)
+[kernel.silu]
+backend = "cuda"
+depends = ["torch"]
+src = ["silu/silu.cu"]
+)";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade(v3, sink);
+  EXPECT_EQ(result.text, R"([general]
+name = "silu"  # the name
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cuda"]
+
+[torch-noarch]
+
+# Kernels
+# (one per backend)
+[kernel.silu]
+backend = "cuda"
+depends = ["torch"]
+src = ["silu/silu.cu"]
+)");
+  EXPECT_EQ(result.source_edition, 3);
+  EXPECT_EQ(result.method, UpgradeMethod::edited);
+  expect_faithful(v3, result.text);
+
+  const std::string no_kernels = "[general]\nname = \"silu\"\nversion = 2\nlicense = \"MIT\"\n"
+                                 "backends = [\"cpu\"]\n# the end";
+  const auto appended = upgrade(no_kernels, sink);
+  EXPECT_EQ(appended.text, replace(no_kernels, "version = 2\n", "version = 2\nedition = 5\n") +
+                               "\n\n[torch-noarch]\n");
+  expect_faithful(no_kernels, appended.text);
+}
+
+TEST(EditionUpgrade, EditionThreeWithoutLicenseIsAnErrorAtGeneral) {
+  const std::string v3 = "# no license\n[general]\nname = \"silu\"\nbackends = [\"cpu\"]\n";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v3, "build.toml", sink);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().message, "cannot update build configuration: build.toml has errors");
+  const auto diagnostics = sink.sorted();
+  ASSERT_FALSE(diagnostics.empty());
+  const auto license = std::find_if(diagnostics.begin(), diagnostics.end(), [](const auto& d) {
+    return d.message == "the `license` key is required in the `general` section";
+  });
+  ASSERT_NE(license, diagnostics.end());
+  EXPECT_EQ(license->severity, util::Severity::error);
+  EXPECT_EQ(license->location, (util::SourceLocation{"build.toml", 2, 1}));
+  EXPECT_EQ(license->source_line, "[general]");
+  EXPECT_NE(license->hint.find("license = \"Apache-2.0\""), std::string::npos);
+}
+
+TEST(EditionUpgrade, ReportsWhatTheReaderRejects) {
+  util::DiagnosticCollector sink;
+  EXPECT_FALSE(upgrade_build_toml_text("[general\nname = 1", "build.toml", sink).has_value());
+  EXPECT_TRUE(sink.has_errors());
+
+  util::DiagnosticCollector unsupported;
+  const auto six = replace(k_v4, "license", "edition = 6\nlicense");
+  EXPECT_FALSE(upgrade_build_toml_text(six, "build.toml", unsupported).has_value());
+  EXPECT_TRUE(unsupported.has_errors());
+}
