@@ -128,16 +128,25 @@ util::Expected<Value> replace(const Value& input, const std::vector<Value>& argu
   return Value{json(result)};
 }
 
+// A JSON literal of the value. JSON strings are also valid TOML basic strings and Python
+// string literals, which makes this the safe way to embed free text (a license) in them.
+util::Expected<Value> tojson(const Value& input, const std::vector<Value>&) {
+  if (!input.defined) {
+    return util::fail("filter \"tojson\" applied to an undefined value");
+  }
+  return Value{json(input.data.dump())};
+}
+
 const std::array k_filters = {
     Filter{"default", 0, 2, &fallback}, Filter{"first", 0, 0, &first},
     Filter{"join", 0, 1, &join},        Filter{"last", 0, 0, &last},
     Filter{"length", 0, 0, &length},    Filter{"lower", 0, 0, &lower},
-    Filter{"replace", 2, 2, &replace},  Filter{"trim", 0, 0, &trim},
-    Filter{"upper", 0, 0, &upper},
+    Filter{"replace", 2, 2, &replace},  Filter{"tojson", 0, 0, &tojson},
+    Filter{"trim", 0, 0, &trim},        Filter{"upper", 0, 0, &upper},
 };
 
-constexpr std::array<std::string_view, 9> k_filter_names = {
-    "default", "first", "join", "last", "length", "lower", "replace", "trim", "upper"};
+constexpr std::array<std::string_view, 10> k_filter_names = {
+    "default", "first", "join", "last", "length", "lower", "replace", "tojson", "trim", "upper"};
 
 constexpr std::array<std::string_view, 3> k_test_names = {"defined", "undefined", "none"};
 

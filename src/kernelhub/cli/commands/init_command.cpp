@@ -1,16 +1,109 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the real command.
+// `kernel-builder init [PATH] [--name OWNER/REPO] [--backends B...] [--license L]
+// [--overwrite] [--json]`: renders a new kernel project from the embedded templates, writes
+// it in one step (nothing when a file would be overwritten without --overwrite), then runs
+// `git init` there and stages the files.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/codegen/file_set.hpp>
+#include <kernelhub/codegen/git_repo.hpp>
+#include <kernelhub/codegen/init_project.hpp>
+#include <kernelhub/codegen/init_request.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
 namespace kernelhub::cli::commands {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+struct InitOptions {
+  std::string path;
+  std::string name;
+  std::vector<std::string> backends;
+  std::string license = "Apache-2.0";
+  bool overwrite = false;
+  bool json = false;
+};
+
+template <typename T>
+T value_or_fatal(util::Expected<T> result) {
+  if (!result) {
+    throw util::FatalError(result.error().message);
+  }
+  return std::move(*result);
+}
+
+void run_init(const InitOptions& options, const CLI::App& command) {
+  const auto optional_of = [&command](const char* option, const std::string& value) {
+    return command.count(option) > 0 ? std::optional<std::string>(value) : std::nullopt;
+  };
+  const auto target = value_or_fatal(codegen::resolve_init_target(
+      optional_of("PATH", options.path), optional_of("--name", options.name), fs::current_path()));
+  if (options.license.empty()) {
+    throw util::FatalError("--license must not be empty");
+  }
+  codegen::InitProject project{target.name, options.license,
+                               value_or_fatal(codegen::resolve_init_backends(options.backends))};
+  const auto files = value_or_fatal(codegen::render_init_project(project));
+
+  const auto overwrite = options.overwrite ? codegen::Overwrite::yes : codegen::Overwrite::no;
+  if (auto written = codegen::write_file_set(files, target.directory, overwrite); !written) {
+    const bool refused = overwrite == codegen::Overwrite::no &&
+                         !codegen::existing_paths(files, target.directory).empty();
+    throw util::FatalError(refused ? written.error().message +
+                                         "; pass --overwrite to replace them (other files are kept)"
+                                   : written.error().message);
+  }
+  if (auto staged = codegen::init_repository_and_stage_all(target.directory); !staged) {
+    throw util::FatalError(staged.error().message);
+  }
+
+  if (options.json) {
+    nlohmann::ordered_json out;
+    out["repo_id"] = target.name.repo_id;
+    out["directory"] = target.directory.string();
+    out["backends"] = codegen::init_context(project)["backends"];
+    out["files"] = nlohmann::ordered_json::array();
+    for (const auto& file : files.files()) {
+      out["files"].push_back(file.path);
+    }
+    std::puts(out.dump(2).c_str());
+  } else {
+    std::printf("Initialized %s at %s\n", target.name.repo_id.c_str(),
+                target.directory.string().c_str());
+  }
+}
+
+}  // namespace
+
 void declare_init(CLI::App& app, RunState& state) {
-  (void)state;
-  auto* sub = app.add_subcommand("init", "not implemented yet");
-  sub->callback([] { throw util::FatalError("`init` is not implemented yet"); });
+  (void)state;  // init either succeeds or throws; it has no "found problems" status
+  auto options = std::make_shared<InitOptions>();
+  auto* sub = app.add_subcommand("init");
+  sub->add_option("PATH", options->path,
+                  "folder to create the project in; OWNER/REPO here names the kernel and "
+                  "creates ./REPO");
+  sub->add_option("--name", options->name, "the kernel's Hub repository, OWNER/REPO");
+  sub->add_option("--backends", options->backends,
+                  "backends to scaffold: all, cpu, cuda, metal, rocm, xpu (default: cuda; metal "
+                  "on macOS)")
+      ->expected(1, -1);
+  sub->add_option("--license", options->license, "the kernel's license")->capture_default_str();
+  sub->add_flag("--overwrite", options->overwrite,
+                "replace existing project files; other files in the folder are kept");
+  sub->add_flag("--json", options->json, "print the result as JSON");
+  sub->callback([options, sub] { run_init(*options, *sub); });
 }
 
 }  // namespace kernelhub::cli::commands
