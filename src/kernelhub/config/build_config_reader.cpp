@@ -98,7 +98,7 @@ std::optional<int> probe_edition(const toml::table& root, ReadContext& ctx) {
     // Probably meant as edition 5: read the rest as edition 5 to report everything else.
     ctx.error(node->source(),
               fmt::format("expected a non-negative integer for \"general.edition\", found {}",
-                          detail::describe_type(*node)),
+                          detail::describe_value(*node)),
               fmt::format("write edition = {}", k_current_edition));
     return k_current_edition;
   }

@@ -34,7 +34,7 @@ std::optional<TorchStableAbi> read_stable_abi(TableReader& torch, const EditionS
               fmt::format("expected {} for \"{}\", found {}",
                           schema.stable_abi_table ? "a version or a per-backend table"
                                                   : "a version string",
-                          path, describe_type(*node)),
+                          path, describe_value(*node)),
               table != nullptr ? needs_edition_hint(5) : "write stable-abi = \"2.11\"");
     return std::nullopt;
   }
@@ -47,7 +47,7 @@ std::optional<TorchStableAbi> read_stable_abi(TableReader& torch, const EditionS
         std::find(types::k_backend_names.begin(), types::k_backend_names.end(), key.str());
     if (it == types::k_backend_names.end()) {
       ctx.error(key.source(), fmt::format("unknown backend \"{}\" in [{}]", key.str(), path),
-                util::did_you_mean(key.str(), types::k_backend_names));
+                choice_hint(key.str(), types::k_backend_names));
       ok = false;
       continue;
     }
@@ -159,9 +159,17 @@ Framework read_framework(TableReader& root, const EditionSchema& schema) {
     return std::tie(pa.line, pa.column) < std::tie(pb.line, pb.column);
   });
   if (present.empty()) {
-    if (schema.framework_required &&
-        std::none_of(k_framework_keys.begin(), k_framework_keys.end(),
-                     [&](std::string_view key) { return root.has(key); })) {
+    // A misspelt framework table ([torhc]) is reported once, as an unknown table with a
+    // suggestion, rather than also as a missing framework.
+    const auto misspelt = [&] {
+      for (const auto& [key, node] : root.table()) {
+        if (util::closest_match(key.str(), k_framework_keys)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    if (schema.framework_required && !misspelt()) {
       ctx.report(util::Severity::error, ctx.start_of_file(), "missing framework table",
                  "add one of [torch], [torch-noarch] or [tvm-ffi]");
     }

@@ -84,7 +84,7 @@ std::optional<KernelDependency> read_kernel_dependency(ReadContext& ctx, const t
   const auto* table = node.as_table();
   if (table == nullptr) {
     ctx.error(node.source(),
-              fmt::format("expected a table for \"{}\", found {}", path, describe_type(node)),
+              fmt::format("expected a table for \"{}\", found {}", path, describe_value(node)),
               "write { repo-id = \"owner/name\", version = 1 }");
     return std::nullopt;
   }
@@ -202,7 +202,7 @@ std::optional<std::vector<types::Backend>> read_backends(TableReader& table, std
     const auto it = std::find(types::k_backend_names.begin(), types::k_backend_names.end(), name);
     if (it == types::k_backend_names.end()) {
       ctx.error(node.source(), fmt::format("unknown backend \"{}\"", name),
-                util::did_you_mean(name, types::k_backend_names));
+                choice_hint(name, types::k_backend_names));
       ok = false;
       continue;
     }
@@ -248,7 +248,7 @@ std::optional<std::vector<KernelDependency>> read_kernel_depends(TableReader& ta
   if (array == nullptr) {
     table.context().error(node->source(),
                           fmt::format("expected an array of tables for \"{}\", found {}", path,
-                                      describe_type(*node)));
+                                      describe_value(*node)));
     return std::nullopt;
   }
   std::vector<KernelDependency> result;

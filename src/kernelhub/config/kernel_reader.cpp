@@ -59,7 +59,7 @@ std::optional<types::Backend> read_kernel_backend(TableReader& kernel) {
     return std::nullopt;
   }
   ctx.error(node.source(), fmt::format("unknown kernel backend \"{}\"", *name),
-            util::did_you_mean(*name, k_native_backend_names));
+            choice_hint(*name, k_native_backend_names));
   return std::nullopt;
 }
 
@@ -130,7 +130,7 @@ std::optional<std::vector<Dependency>> read_dependencies(TableReader& table, Nee
     }
     ok = false;
     table.context().error(array.get(i)->source(), fmt::format("unknown dependency \"{}\"", name),
-                          util::did_you_mean(name, dependency_names()));
+                          choice_hint(name, dependency_names()));
   }
   if (!ok) {
     return std::nullopt;
@@ -147,11 +147,11 @@ void for_each_kernel_table(
   auto& ctx = root.context();
   for (const auto& [key, node] : entries_in_file_order(*kernels)) {
     const auto path = fmt::format("kernel.{}", key->str());
-    ctx.remember(path, key->source());
     const auto* table = node->as_table();
+    ctx.remember(path, table != nullptr && !table->is_inline() ? table->source() : key->source());
     if (table == nullptr) {
       ctx.error(node->source(), fmt::format("expected a table for \"{}\", found {}", path,
-                                            describe_type(*node)),
+                                            describe_value(*node)),
                 fmt::format("write the kernel as a [{}] table", path));
       continue;
     }

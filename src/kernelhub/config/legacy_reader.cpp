@@ -73,7 +73,7 @@ void read_v2_python_depends(TableReader& general, General& out) {
     } else {
       general.context().error(array.get(i)->source(),
                               fmt::format("unknown python dependency \"{}\"", name),
-                              util::did_you_mean(name, k_v2_python_depends));
+                              choice_hint(name, k_v2_python_depends));
     }
   }
 }
@@ -100,7 +100,7 @@ void read_v1_kernel(const std::string& name, TableReader& reader, std::vector<Ke
     constexpr std::array<std::string_view, 3> k_languages = {"cuda", "cuda-hipify", "metal"};
     ctx.error(reader.table().get("language")->source(),
               fmt::format("unknown kernel language \"{}\"", language),
-              util::did_you_mean(language, k_languages));
+              choice_hint(language, k_languages));
     return;
   }
   kernel.backend = types::Backend::cuda;

@@ -2,6 +2,7 @@
 #include <kernelhub/config/toml_reader.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -77,8 +78,6 @@ std::string_view describe_type(const toml::node& node) {
   return "nothing";
 }
 
-namespace {
-
 // "a string \"1\"", "an integer 12", "an array": the type, and the value when it is short.
 std::string describe_value(const toml::node& node) {
   if (const auto* s = node.as_string()) {
@@ -92,6 +91,8 @@ std::string describe_value(const toml::node& node) {
   }
   return std::string(describe_type(node));
 }
+
+namespace {
 
 void type_error(ReadContext& ctx, const toml::node& node, const std::string& path,
                 std::string_view expected) {
@@ -243,13 +244,20 @@ void TableReader::accept(std::string_view key) {
 }
 
 void TableReader::missing(std::string_view key) {
-  const auto location = m_path.empty() ? m_ctx.start_of_file() : m_ctx.locate(m_table.source());
-  if (m_path.empty()) {
-    m_ctx.report(util::Severity::error, location, fmt::format("missing table [{}]", key));
-  } else {
-    m_ctx.report(util::Severity::error, location,
-                 fmt::format("missing required key \"{}\" in {}", key, display_name()));
+  // Reported by `finish`: by then every valid key is known, so a misspelling of this key among
+  // the unknown ones can be reported once, as the misspelling.
+  m_missing.emplace_back(key);
+}
+
+void TableReader::report_missing(std::string_view key, bool misspelt) {
+  if (misspelt) {
+    return;
   }
+  const auto location = m_path.empty() ? m_ctx.start_of_file() : m_ctx.locate(m_table.source());
+  m_ctx.report(util::Severity::error, location,
+               m_path.empty()
+                   ? fmt::format("missing table [{}]", key)
+                   : fmt::format("missing required key \"{}\" in {}", key, display_name()));
 }
 
 const toml::node* TableReader::get(std::string_view key, Need need) {
@@ -307,6 +315,18 @@ const toml::table* TableReader::subtable(std::string_view key, Need need) {
 
 void TableReader::finish(const Explainer& explain) {
   std::vector<std::string_view> candidates(m_known.begin(), m_known.end());
+  std::vector<std::string_view> unknown;
+  for (const auto& [key, node] : m_table) {
+    if (std::find(m_known.begin(), m_known.end(), key.str()) == m_known.end()) {
+      unknown.push_back(key.str());
+    }
+  }
+  for (const auto& key : m_missing) {
+    const std::array<std::string_view, 1> wanted = {key};
+    report_missing(key, std::any_of(unknown.begin(), unknown.end(), [&](std::string_view u) {
+                     return util::closest_match(u, wanted).has_value();
+                   }));
+  }
   for (const auto& [key, node] : m_table) {
     if (std::find(m_known.begin(), m_known.end(), key.str()) != m_known.end()) {
       continue;
@@ -314,11 +334,28 @@ void TableReader::finish(const Explainer& explain) {
     if (explain && explain(key.str(), key)) {
       continue;
     }
-    auto message = m_path.empty() ? fmt::format("unknown top-level key \"{}\"", key.str())
-                                  : fmt::format("unknown key \"{}\" in {}", key.str(),
-                                                display_name());
-    m_ctx.error(key.source(), std::move(message), util::did_you_mean(key.str(), candidates));
+    // A [header] table is reported at its header, as a table.
+    const auto* table = node.as_table();
+    const bool header = table != nullptr && !table->is_inline();
+    std::string message;
+    if (header) {
+      message = fmt::format("unknown table [{}]", path_of(key.str()));
+    } else if (m_path.empty()) {
+      message = fmt::format("unknown top-level key \"{}\"", key.str());
+    } else {
+      message = fmt::format("unknown key \"{}\" in {}", key.str(), display_name());
+    }
+    m_ctx.error(header ? table->source() : key.source(), std::move(message),
+                util::did_you_mean(key.str(), candidates));
   }
+}
+
+std::string choice_hint(std::string_view word, std::span<const std::string_view> choices) {
+  auto hint = util::did_you_mean(word, choices);
+  if (hint.empty()) {
+    hint = fmt::format("expected one of: {}", fmt::join(choices, ", "));
+  }
+  return hint;
 }
 
 std::vector<std::pair<const toml::key*, const toml::node*>> entries_in_file_order(

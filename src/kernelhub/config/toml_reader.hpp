@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,8 @@ class ReadContext {
 
 // "a string", "an integer", ...: the TOML type of `node`, for messages.
 std::string_view describe_type(const toml::node& node);
+// The type and, for a string, integer or boolean, the value: "a string \"1\"", "an integer 12".
+std::string describe_value(const toml::node& node);
 
 // Value readers: each reports a type error at `node` (named `path` in the message) and returns
 // nullopt when the node does not hold the expected type.
@@ -101,12 +104,17 @@ class TableReader {
 
  private:
   void missing(std::string_view key);
+  void report_missing(std::string_view key, bool misspelt);
 
   ReadContext& m_ctx;
   const toml::table& m_table;
   std::string m_path;
   std::vector<std::string> m_known;
+  std::vector<std::string> m_missing;
 };
+
+// "did you mean \"x\"?" when `word` is close to one of `choices`, else the list of choices.
+std::string choice_hint(std::string_view word, std::span<const std::string_view> choices);
 
 // Sorted by where they were written: toml++ keeps tables as sorted maps, the reference keeps
 // file order for kernels.
