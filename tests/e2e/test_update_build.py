@@ -226,3 +226,32 @@ def test_not_a_directory(kernel_builder, tmp_path):
     result = run([kernel_builder, "update-build", tmp_path / "missing"])
     assert result.returncode == 1
     assert "is not a directory" in result.stderr
+
+
+def test_license_option_completes_a_file_without_license(kernel_builder, tmp_path, capfd):
+    text = remove_line((CORPUS_DIR / "relu-archs-subset.toml").read_text(), r"^license\s*=")
+    kernel_dir = write_kernel(tmp_path, text)
+    result = run([kernel_builder, "update-build", kernel_dir, "--license", "BSD-3-Clause"],
+                 check=True)
+    assert result.stdout.strip() == "upgraded build.toml from edition 3 to 5"
+    upgraded = (kernel_dir / "build.toml").read_text()
+    facts, stderr = reference_open(kernel_dir, capfd)
+    assert facts is not None and "legacy" not in stderr, stderr
+    expected = reference_upgrade(tomllib.loads(text), 3)
+    expected["general"]["license"] = "BSD-3-Clause"
+    assert normalise(tomllib.loads(upgraded)) == expected
+
+
+def test_historic_edition_is_upgraded_in_place(kernel_builder, tmp_path, capfd):
+    text = ("# v1\n[general]\nname = \"act\"\n\n[torch]\nsrc = [\"b.cpp\"]\n\n"
+            "[kernel.act]\nlanguage = \"cuda-hipify\"  # and ROCm\ndepends = [\"torch\"]\n"
+            "src = [\"act.cu\"]\n")
+    kernel_dir = write_kernel(tmp_path, text)
+    result = run([kernel_builder, "update-build", kernel_dir, "--license", "MIT"], check=True)
+    assert result.stdout.strip() == "upgraded build.toml from edition 1 to 5"
+    assert result.stderr == ""
+    upgraded = (kernel_dir / "build.toml").read_text()
+    assert "# v1\n" in upgraded and "backend = \"cuda\"  # and ROCm\n" in upgraded
+    facts, stderr = reference_open(kernel_dir, capfd)
+    assert facts is not None and "legacy" not in stderr, stderr
+    assert facts["backends"] == ["cuda", "rocm"]

@@ -150,13 +150,18 @@ class EditPlan {
       }
       const auto language = (*kernel)["language"].value_or(std::string("cuda"));
       const bool metal = language == "metal";
-      if (!m_editor.insert_first(*kernel, "backend", toml_string(metal ? "metal" : "cuda"))) {
+      const auto backend = toml_string(metal ? "metal" : "cuda");
+      // `backend` takes the place of `language` (and keeps its comment) when there is one.
+      const bool tagged = kernel->contains("language")
+                              ? m_editor.replace_entry(*kernel, "language", "backend", backend)
+                              : m_editor.insert_first(*kernel, "backend", backend);
+      if (!tagged) {
         return false;
       }
       if (language == "cuda-hipify" && !add_rocm_twin(*kernel, std::string(name.str()))) {
         return false;
       }
-      for (auto key : {"language", "rocm-archs", "cuda-capabilities"}) {
+      for (auto key : {"rocm-archs", "cuda-capabilities"}) {
         const bool goes = std::string_view(key) != "cuda-capabilities" || metal;
         if (goes && kernel->contains(key) && !m_editor.remove(*kernel, key)) {
           return false;

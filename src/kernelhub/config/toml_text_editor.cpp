@@ -204,6 +204,17 @@ bool TomlTextEditor::replace_value(const toml::table& table, std::string_view ke
   return true;
 }
 
+bool TomlTextEditor::replace_entry(const toml::table& table, std::string_view key,
+                                   std::string_view new_key, std::string_view value) {
+  const auto [found_key, found_value] = entry(table, key);
+  if (found_key == nullptr || table.is_inline() || is_section_table(*found_value)) {
+    return false;
+  }
+  m_edits.push_back({offset(found_key->source().begin), offset(found_value->source().end),
+                     fmt::format("{} = {}", new_key, value)});
+  return true;
+}
+
 bool TomlTextEditor::rename_header(const toml::table& table, std::string_view old_name,
                                    std::string_view new_name) {
   if (!owns_header(table)) {

@@ -36,6 +36,9 @@ class TomlTextEditor {
   bool remove(const toml::table& table, std::string_view key);
   // Replaces the value of entry `key` of `table` by `value` (already TOML).
   bool replace_value(const toml::table& table, std::string_view key, std::string_view value);
+  // Replaces entry `key` of `table` by `new_key = value` in place (a trailing comment stays).
+  bool replace_entry(const toml::table& table, std::string_view key, std::string_view new_key,
+                     std::string_view value);
   // Replaces `table`'s header `[old_name]` by `[new_name]`.
   bool rename_header(const toml::table& table, std::string_view old_name,
                      std::string_view new_name);

@@ -202,3 +202,216 @@ TEST(EditionUpgrade, ReportsWhatTheReaderRejects) {
   EXPECT_FALSE(upgrade_build_toml_text(six, "build.toml", unsupported).has_value());
   EXPECT_TRUE(unsupported.has_errors());
 }
+
+TEST(EditionUpgrade, LicenseOptionFillsAMissingLicense) {
+  const std::string v3 = "[general]\nname = \"silu\"\nversion = 1\nbackends = [\"cpu\"]\n[torch]\n";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v3, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->text, replace(v3, "version = 1\n", "version = 1\nedition = 5\nlicense = \"MIT\"\n"));
+  const auto after = read(result->text);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->config.general.license, "MIT");
+  // A license already in the file wins over the option.
+  const auto kept = upgrade_build_toml_text(k_v4, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(read(kept->text)->config.general.license, "Apache-2.0");
+}
+
+TEST(EditionUpgrade, EditionOneLanguagesBecomeBackends) {
+  const std::string v1 = R"(# A v1 kernel
+[general]
+name = "activation"
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+universal = false
+
+# Activation kernels
+[kernel.activation]
+language = "cuda-hipify"  # built for ROCm as well
+cuda-capabilities = ["8.0", "9.0"]
+rocm-archs = ["gfx942"]
+depends = ["torch"]
+src = ["activation/act.cu"]
+
+[kernel.metal_act]
+language = "metal"
+cuda-capabilities = ["8.0"]
+depends = ["torch"]
+src = ["metal/act.mm"]
+)";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v1, "build.toml", sink, {.license = "Apache-2.0"});
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->source_edition, 1);
+  EXPECT_EQ(result->method, UpgradeMethod::edited);
+  EXPECT_EQ(result->text, R"(# A v1 kernel
+[general]
+name = "activation"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cuda", "metal", "rocm"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+
+# Activation kernels
+[kernel.activation]
+backend = "cuda"  # built for ROCm as well
+cuda-capabilities = ["8.0", "9.0"]
+depends = ["torch"]
+src = ["activation/act.cu"]
+
+[kernel.activation_rocm]
+backend = "rocm"
+depends = ["torch"]
+rocm-archs = ["gfx942"]
+src = ["activation/act.cu"]
+
+[kernel.metal_act]
+backend = "metal"
+depends = ["torch"]
+src = ["metal/act.mm"]
+)");
+  auto expected = read(v1)->config;
+  expected.general.license = "Apache-2.0";
+  EXPECT_EQ(read(result->text)->config, expected);
+}
+
+TEST(EditionUpgrade, EditionTwoMovesCudaKeysToGeneralCuda) {
+  const std::string v2 = R"([general]
+name = "rotary"
+universal = false
+cuda-minver = "11.8"
+python-depends = ["einops", "nvidia-cutlass-dsl"]
+
+[general.hub]
+repo-id = "kernels-community/rotary"
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+minver = "2.5"
+
+[kernel.rotary]
+backend = "cuda"
+depends = ["torch"]
+src = ["rotary/rotary.cu"]
+)";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v2, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->source_edition, 2);
+  EXPECT_EQ(result->method, UpgradeMethod::edited);
+  EXPECT_EQ(result->text, R"([general]
+name = "rotary"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cuda"]
+python-depends = ["einops"]
+
+[general.cuda]
+minver = "11.8"
+python-depends = ["nvidia-cutlass-dsl"]
+
+[general.hub]
+repo-id = "kernels-community/rotary"
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+minver = "2.5"
+
+[kernel.rotary]
+backend = "cuda"
+depends = ["torch"]
+src = ["rotary/rotary.cu"]
+)");
+  auto expected = read(v2)->config;
+  expected.general.license = "MIT";
+  EXPECT_EQ(read(result->text)->config, expected);
+}
+
+TEST(EditionUpgrade, UniversalKernelsBecomeTorchNoarch) {
+  const std::string v2 = "[general]\nname = \"act\"\nuniversal = true\n\n[torch]\n"
+                         "pyext = [\"py\", \"json\"]\nsrc = []\n";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v2, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->text,
+            "[general]\nname = \"act\"\nversion = 1\nedition = 5\nlicense = \"MIT\"\n"
+            "backends = [\"cann\", \"cpu\", \"cuda\", \"metal\", \"neuron\", \"rocm\", \"xpu\"]\n\n"
+            "[torch-noarch]\npyext = [\"py\", \"json\"]\n");
+  EXPECT_TRUE(std::holds_alternative<TorchNoarch>(read(result->text)->config.framework));
+
+  const std::string v1 = "[general]\nname = \"act\"\n[torch]\nuniversal = true\ninclude = [\".\"]\n";
+  const auto v1_result = upgrade_build_toml_text(v1, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(v1_result.has_value()) << v1_result.error().message;
+  EXPECT_EQ(v1_result->source_edition, 1);
+  EXPECT_NE(v1_result->text.find("[torch-noarch]\n"), std::string::npos) << v1_result->text;
+  EXPECT_EQ(v1_result->text.find("universal"), std::string::npos) << v1_result->text;
+}
+
+TEST(EditionUpgrade, HistoricEditionsWithoutLicenseNameTheOption) {
+  const std::string v1 = "[general]\nname = \"act\"\n[torch]\nuniversal = true\n";
+  util::DiagnosticCollector sink;
+  ASSERT_FALSE(upgrade_build_toml_text(v1, "build.toml", sink).has_value());
+  const auto diagnostics = sink.sorted();
+  ASSERT_EQ(diagnostics.size(), 1U);
+  EXPECT_EQ(diagnostics[0].message, "the `license` key is required in the `general` section");
+  EXPECT_EQ(diagnostics[0].location, (util::SourceLocation{"build.toml", 1, 1}));
+  EXPECT_NE(diagnostics[0].hint.find("--license Apache-2.0"), std::string::npos);
+}
+
+TEST(EditionUpgrade, ShapesTextEditsCannotExpressAreRewrittenWithAWarning) {
+  // An inline [general] cannot lose a key by removing lines: the file is re-serialised.
+  const std::string v2 = "# gone\ngeneral = { name = \"rotary\", cuda-minver = \"11.8\" }\n"
+                         "[torch]\nsrc = [\"b.cpp\"]\n[kernel.rotary]\nbackend = \"cuda\"\n"
+                         "depends = [\"torch\"]\nsrc = [\"r.cu\"]\n";
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v2, "build.toml", sink, {.license = "MIT"});
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->method, UpgradeMethod::rewritten);
+  EXPECT_EQ(result->text, R"([general]
+name = "rotary"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cuda"]
+
+[general.cuda]
+minver = "11.8"
+
+[torch]
+src = ["b.cpp"]
+
+[kernel.rotary]
+backend = "cuda"
+depends = ["torch"]
+src = ["r.cu"]
+)");
+  ASSERT_EQ(sink.all().size(), 1U);
+  EXPECT_EQ(sink.all()[0].severity, util::Severity::warning);
+  EXPECT_EQ(sink.all()[0].message,
+            "build.toml was re-serialised from edition 2: its comments and layout were not kept");
+  util::DiagnosticCollector again;
+  EXPECT_EQ(upgrade(result->text, again).method, UpgradeMethod::unchanged);
+}
+
+TEST(EditionUpgrade, EveryUpgradeIsIdempotent) {
+  const std::vector<std::string> inputs = {
+      k_v4,
+      // Edition 3 has no stable-abi: without it and `version` the file is edition 3.
+      replace(replace(k_v4, "version = 1 # bump on breaking changes\n", ""),
+              "stable-abi = \"2.11\"\n", ""),
+      replace(k_v4, "[torch]\nsrc = [\"torch-ext/torch_binding.cpp\", \"torch-ext/torch_binding.h\"]\n"
+                    "stable-abi = \"2.11\"\n",
+              "")};
+  for (const auto& input : inputs) {
+    util::DiagnosticCollector sink;
+    const auto once = upgrade(input, sink);
+    EXPECT_NE(once.method, UpgradeMethod::unchanged) << input;
+    expect_faithful(input, once.text);
+  }
+}
