@@ -17,3 +17,9 @@ TEST(Backend, UnknownBackendSuggestsTheClosest) {
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message, "unknown backend \"cudaa\"; did you mean \"cuda\"?");
 }
+
+TEST(Backend, MetadataNamesAreExact) {
+  EXPECT_EQ(backend_from_name("tpu"), Backend::tpu);
+  EXPECT_FALSE(backend_from_name("CUDA"));
+  EXPECT_FALSE(backend_from_name(" cuda"));
+}

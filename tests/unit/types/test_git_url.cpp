@@ -30,3 +30,19 @@ TEST(GitUrl, RejectsOtherSchemesWithTheList) {
   EXPECT_FALSE(GitUrl::parse("not a url"));
   EXPECT_FALSE(GitUrl::parse("https://"));
 }
+
+TEST(GitUrl, FollowsTheReferenceOnEdgeCases) {
+  // Values checked against kernels_data (tests/e2e/test_metadata_differential.py has more).
+  EXPECT_EQ(GitUrl::parse("HTTPS://GitHub.com").value().normalized(), "https://github.com/");
+  EXPECT_EQ(GitUrl::parse("ssh:foo").value().normalized(), "ssh:foo");
+  EXPECT_EQ(GitUrl::parse("1host:path").value().normalized(), "ssh://1host/path");
+  EXPECT_EQ(GitUrl::parse("@host:x").value().normalized(), "ssh://host/x");
+  EXPECT_EQ(GitUrl::parse("a@b@c:d").value().normalized(), "ssh://a%40b@c/d");
+  // "github.com" is a valid URL scheme, so this is not read as scp-like.
+  EXPECT_EQ(GitUrl::parse("github.com:org/repo").error().message,
+            "unsupported scheme \"github.com\" in git URL \"github.com:org/repo\", expected one of: "
+            "https, http, git, ssh, git+ssh, git+https, git+http");
+  for (auto bad : {"git@:x", "git@github.com:/abs", "git@h :x", "git@github.com:", "file:///x"}) {
+    EXPECT_FALSE(GitUrl::parse(bad)) << bad;
+  }
+}

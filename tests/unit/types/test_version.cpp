@@ -26,7 +26,25 @@ TEST(Version, FlattensMajorAndMinor) {
 
 TEST(Version, RejectsNonNumbers) {
   EXPECT_EQ(Version::parse("").error().message, "empty version string");
-  for (auto bad : {"2.x", "2..1", ".2", "2.", "-1", "1.2a", " 1"}) {
+  for (auto bad : {"2.x", "2..1", ".2", "2.", "-1", "1.2a", "1 .2"}) {
+    EXPECT_FALSE(Version::parse(bad)) << bad;
+  }
+}
+
+TEST(Version, TrimsLikeRustButNotBetweenDots) {
+  EXPECT_EQ(Version::parse(" 2.1 ").value().to_string(), "2.1");
+  EXPECT_EQ(Version::parse("\t3\n").value().to_string(), "3");
+  EXPECT_EQ(Version::parse("\xC2\xA0" "2\xE3\x80\x80").value().to_string(), "2");  // NBSP, U+3000
+  EXPECT_FALSE(Version::parse("1. 2"));
+  EXPECT_FALSE(Version::parse("\xE2\x80\x8B" "1"));  // zero-width space is not White_Space
+  EXPECT_EQ(Version::parse(" ").error().message, "empty version string");
+}
+
+TEST(Version, ComponentsAreRustUnsignedIntegers) {
+  EXPECT_EQ(Version::parse("+1.+2").value().to_string(), "1.2");
+  EXPECT_EQ(Version::parse("007.010").value().to_string(), "7.10");
+  EXPECT_EQ(Version::parse("18446744073709551615").value().major(), 18446744073709551615u);
+  for (auto bad : {"+", "++1", "18446744073709551616", "1.-0", "0x1"}) {
     EXPECT_FALSE(Version::parse(bad)) << bad;
   }
 }

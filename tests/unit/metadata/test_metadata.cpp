@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <kernelhub/metadata/metadata.hpp>
+#include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/util/file_io.hpp>
+
+using namespace kernelhub;
+using namespace kernelhub::metadata;
+
+namespace {
+
+Metadata sample() {
+  return Metadata{.name = types::KernelName::parse("relu").value(),
+                  .id = "_relu_cuda_7a4e5a7",
+                  .version = 2,
+                  .license = "apache-2.0",
+                  .upstream = std::nullopt,
+                  .source = std::nullopt,
+                  .python_depends = {},
+                  .kernel_depends = {},
+                  .backend = {types::Backend::cuda, std::nullopt},
+                  .digest = std::nullopt,
+                  .provenance = std::nullopt};
+}
+
+GitStatus status(char digit, bool dirty) {
+  return GitStatus{types::GitOid::parse(std::string(40, digit)).value(), dirty};
+}
+
+}  // namespace
+
+TEST(Metadata, WritesMinimalWithKernelDependsAndNoAbsentOptionals) {
+  EXPECT_EQ(to_json(sample()),
+            "{\n"
+            "  \"name\": \"relu\",\n"
+            "  \"id\": \"_relu_cuda_7a4e5a7\",\n"
+            "  \"version\": 2,\n"
+            "  \"license\": \"apache-2.0\",\n"
+            "  \"python-depends\": [],\n"
+            "  \"kernel-depends\": [],\n"
+            "  \"backend\": {\n"
+            "    \"type\": \"cuda\"\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Metadata, WritesProvenanceFlattenedWithCommitNeverSha) {
+  auto m = sample();
+  m.provenance = Provenance{{"0.17.0", status('a', false)}, status('b', true)};
+  m.upstream = types::GitUrl::parse("git@github.com:org/repo.git").value();
+  m.kernel_depends = {{"a/b", 1, std::nullopt}};
+  const auto text = to_json(m);
+  EXPECT_NE(text.find("\"upstream\": \"git@github.com:org/repo.git\""), std::string::npos);
+  EXPECT_NE(text.find("\"kernel-builder\": {\n      \"version\": \"0.17.0\",\n      \"commit\": \""),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("\"sha\""), std::string::npos);
+  EXPECT_EQ(text.find("revision"), std::string::npos);
+  EXPECT_NE(text.find("\"repo-id\": \"a/b\",\n      \"version\": 1"), std::string::npos) << text;
+}
+
+TEST(Metadata, RoundTripsThroughTheReader) {
+  auto m = sample();
+  m.source = types::GitUrl::parse("https://github.com/huggingface/kernels").value();
+  m.python_depends = {"einops", "nvidia-cutlass-dsl"};
+  m.backend.archs = std::vector<std::string>{"8.0", "9.0+PTX"};
+  m.digest = Digest{DigestAlgorithm::sha256, {{"a.so", "x="}, {"b/c.py", "y="}}};
+  m.provenance = Provenance{{"0.17.0", std::nullopt}, std::nullopt};
+  m.kernel_depends = {{"a/b", std::nullopt, std::string("main")}};
+  auto back = parse_metadata(to_json(m));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, m);
+}
+
+TEST(Metadata, IsDirtyWhenEitherSideIsDirty) {
+  for (const bool builder_dirty : {false, true}) {
+    for (const bool kernel_dirty : {false, true}) {
+      auto m = sample();
+      m.provenance = Provenance{{"1", status('a', builder_dirty)}, status('b', kernel_dirty)};
+      EXPECT_EQ(m.is_dirty(), builder_dirty || kernel_dirty);
+    }
+  }
+  auto m = sample();
+  EXPECT_FALSE(m.is_dirty());
+  m.provenance = Provenance{{"1", std::nullopt}, std::nullopt};
+  EXPECT_FALSE(m.is_dirty());
+}
+
+TEST(Metadata, WritesFilesAtomically) {
+  ASSERT_TRUE(write_metadata_file("metadata.json", sample()));
+  EXPECT_EQ(util::read_file("metadata.json").value(), to_json(sample()));
+  auto back = read_metadata_file("metadata.json");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, sample());
+  EXPECT_FALSE(read_metadata_file("missing.json"));
+}
