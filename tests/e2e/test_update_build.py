@@ -19,6 +19,7 @@ parses build.toml with the reference's strict serde schema and upgrades v4 in me
 import copy
 import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -255,3 +256,43 @@ def test_historic_edition_is_upgraded_in_place(kernel_builder, tmp_path, capfd):
     facts, stderr = reference_open(kernel_dir, capfd)
     assert facts is not None and "legacy" not in stderr, stderr
     assert facts["backends"] == ["cuda", "rocm"]
+
+
+# Without `edition`, a [torch.stable-abi] table fits no legacy edition: see the test below.
+DIFF_CASES = [case for case in CASES if "[torch.stable-abi]" not in case[1]]
+
+
+@pytest.mark.skipif(shutil.which("diff") is None, reason="diff(1) is not installed")
+@pytest.mark.parametrize("name,text,edition", DIFF_CASES, ids=[case[0] for case in DIFF_CASES])
+def test_dry_run_diff_matches_diff_u(kernel_builder, tmp_path, name, text, edition):
+    kernel_dir = write_kernel(tmp_path, text)
+    ours = run([kernel_builder, "update-build", kernel_dir, "--dry-run"], check=True).stdout
+    report = run([kernel_builder, "update-build", kernel_dir, "--dry-run", "--json"], check=True)
+    (tmp_path / "new.toml").write_text(json.loads(report.stdout)["text"])
+    expected = run(["diff", "-u", kernel_dir / "build.toml", tmp_path / "new.toml"]).stdout
+    assert ours.splitlines()[2:] == expected.splitlines()[2:]
+
+
+def test_edition5_keys_without_edition_are_refused(kernel_builder, tmp_path, capfd):
+    """The reference reads this file as v3 because its v3 schema flattens an optional
+    framework, which swallows the error, so its update-build would write [torch-noarch] and
+    silently drop [torch]. We refuse the file and point at the missing `edition` instead."""
+    text = remove_line((CORPUS_DIR / "relu-torch-stable-abi.toml").read_text(), r"^edition\s*=")
+    kernel_dir = write_kernel(tmp_path, text)
+    _, reference_stderr = reference_open(kernel_dir, capfd)
+    assert LEGACY_V3 in reference_stderr
+    result = run([kernel_builder, "update-build", kernel_dir])
+    assert result.returncode == 1
+    assert "edition = 5" in result.stderr  # the hint names the missing key
+    assert (kernel_dir / "build.toml").read_text() == text
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS_DIR.glob("*.toml")), ids=lambda path: path.stem)
+def test_edition5_files_are_left_alone(kernel_builder, tmp_path, path):
+    text = path.read_text()
+    if "edition = 5" not in text:
+        pytest.skip("not an edition-5 file")
+    kernel_dir = write_kernel(tmp_path, text)
+    result = run([kernel_builder, "update-build", kernel_dir], check=True)
+    assert result.stdout == "build.toml is already edition 5\n"
+    assert (kernel_dir / "build.toml").read_text() == text

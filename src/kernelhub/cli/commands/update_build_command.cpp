@@ -70,10 +70,11 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
   while (i < a.size() || j < b.size()) {
     if (i < a.size() && j < b.size() && a[i] == b[j]) {
       ops.push_back({' ', i++, j++});
-    } else if (j < b.size() && (i == a.size() || common[i][j + 1] >= common[i + 1][j])) {
-      ops.push_back({'+', i, j++});
-    } else {
+    } else if (i < a.size() && (j == b.size() || common[i + 1][j] >= common[i][j + 1])) {
+      // Removals first on a tie, so a changed line reads "-old" then "+new", as diff(1) has it.
       ops.push_back({'-', i++, j});
+    } else {
+      ops.push_back({'+', i, j++});
     }
   }
   std::string out = fmt::format("--- a/{0}\n+++ b/{0}\n", name);
@@ -86,9 +87,9 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
     }
     const auto first = static_cast<std::size_t>(change - ops.begin());
     const auto begin = first > k_diff_context ? first - k_diff_context : 0;
-    // Extend the hunk while the next change is within two contexts of the last one.
+    // Extend the hunk while at most two contexts of unchanged lines separate the changes.
     std::size_t end = first;
-    for (std::size_t k = first; k < ops.size() && k <= end + 2 * k_diff_context; ++k) {
+    for (std::size_t k = first; k < ops.size() && k <= end + 2 * k_diff_context + 1; ++k) {
       if (ops[k].kind != ' ') {
         end = k;
       }
