@@ -415,3 +415,43 @@ TEST(EditionUpgrade, EveryUpgradeIsIdempotent) {
     expect_faithful(input, once.text);
   }
 }
+
+// Every variant of a few legacy files with one line deleted: the upgrade either fails with a
+// diagnostic, or gives text that reads back as edition 5 with the reader's model of the input.
+TEST(EditionUpgrade, LineDeletionSweepKeepsTheContract) {
+  const std::vector<std::string> bases = {
+      k_v4,
+      "[general]\nname = \"a\"\nuniversal = false\ncuda-maxver = \"12.8\"\n"
+      "python-depends = [\"nvidia-cutlass-dsl\"]\n[torch]\nsrc = [\"b.cpp\"]\nmaxver = \"2.9\"\n"
+      "[kernel.k]\nbackend = \"cuda\"\ndepends = [\"torch\"]\nsrc = [\"k.cu\"]\n",
+      "[general]\nname = \"a\"\n[torch]\nuniversal = false\nsrc = [\"b.cpp\"]\n[kernel.k]\n"
+      "language = \"cuda-hipify\"\nrocm-archs = [\"gfx90a\"]\ndepends = [\"torch\"]\n"
+      "src = [\"k.cu\"]\n[kernel.m]\nlanguage = \"metal\"\ndepends = []\nsrc = [\"m.mm\"]\n"};
+  int upgraded = 0;
+  for (const auto& base : bases) {
+    std::size_t begin = 0;
+    while (begin < base.size()) {
+      const auto end = base.find('\n', begin) + 1;
+      const auto variant = base.substr(0, begin) + base.substr(end);
+      begin = end;
+      util::DiagnosticCollector sink;
+      const auto result = upgrade_build_toml_text(variant, "build.toml", sink, {.license = "MIT"});
+      if (!result) {
+        EXPECT_TRUE(sink.has_errors()) << variant;
+        EXPECT_EQ(result.error().message.find("bug"), std::string::npos) << variant;
+        continue;
+      }
+      ++upgraded;
+      util::DiagnosticCollector quiet;
+      auto expected = read_build_config(variant, "build.toml", quiet);
+      auto after = read_build_config(result->text, "build.toml", quiet);
+      ASSERT_TRUE(expected && after) << variant << "\n---\n" << result->text;
+      if (variant.find("license") == std::string::npos) {
+        expected->config.general.license = "MIT";
+      }
+      EXPECT_EQ(after->source_edition, k_current_edition) << result->text;
+      EXPECT_EQ(after->config, expected->config) << variant << "\n---\n" << result->text;
+    }
+  }
+  EXPECT_GE(upgraded, 10);
+}
