@@ -32,14 +32,15 @@ std::string_view library_stem(std::string_view soname) {
 
 util::Expected<AbiData> AbiData::parse(std::span<const util::EmbeddedFile> files) {
   AbiData data;
-  data.manylinux = KH_TRY(in_file("manylinux-policy.json",
-                                  parse_manylinux_policies(KH_TRY(file(files, "manylinux-policy.json")))));
-  data.kernel = KH_TRY(in_file("kernel-policies.json",
-                               parse_kernel_policies(KH_TRY(file(files, "kernel-policies.json")))));
-  data.python_stable_abi = KH_TRY(in_file(
-      "python-stable-abi.tsv", VersionTable::parse(KH_TRY(file(files, "python-stable-abi.tsv")), 2)));
-  data.torch_shims = KH_TRY(in_file(
-      "torch-shim-versions.tsv", VersionTable::parse(KH_TRY(file(files, "torch-shim-versions.tsv")), 1)));
+  auto manylinux = KH_TRY(file(files, "manylinux-policy.json"));
+  data.manylinux = KH_TRY(in_file("manylinux-policy.json", parse_manylinux_policies(manylinux)));
+  auto kernel = KH_TRY(file(files, "kernel-policies.json"));
+  data.kernel = KH_TRY(in_file("kernel-policies.json", parse_kernel_policies(kernel)));
+  auto python = KH_TRY(file(files, "python-stable-abi.tsv"));
+  data.python_stable_abi =
+      KH_TRY(in_file("python-stable-abi.tsv", VersionTable::parse(python, 2)));
+  auto shims = KH_TRY(file(files, "torch-shim-versions.tsv"));
+  data.torch_shims = KH_TRY(in_file("torch-shim-versions.tsv", VersionTable::parse(shims, 1)));
   auto libraries = KH_TRY(file(files, "torch-libraries.txt"));
   while (!libraries.empty()) {
     auto end = libraries.find('\n');

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/abi/check_step.hpp>
+
 namespace kernelhub::abi {
 
 namespace {

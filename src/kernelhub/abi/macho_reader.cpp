@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/abi/check_step.hpp>
+
 #include <kernelhub/abi/field_reader.hpp>
 
 namespace kernelhub::abi {
@@ -83,7 +85,8 @@ class ImageParser {
       } else if (kind == k_lc_version_min_macosx && size >= 16 && !version_min) {
         version_min = MacOSVersion{command.u32(8)};
       } else if (kind == k_lc_symtab && size >= 24) {
-        KH_ABI_CHECK(read_symbols(command.u32(8), command.u32(12), command.u32(16), command.u32(20)));
+        KH_ABI_CHECK(
+            read_symbols(command.u32(8), command.u32(12), command.u32(16), command.u32(20)));
       }
       offset += size;
     }

@@ -17,7 +17,8 @@ namespace kernelhub::abi::testing {
 inline bool compile_library(const std::string& name, const std::string& source,
                             const std::string& flags = "") {
   std::ofstream(name + ".c") << source;
-  auto command = "cc -shared -fPIC -o " + name + " " + name + ".c " + flags + " 2>" + name + ".log";
+  auto command =
+      "cc -shared -fPIC -o " + name + " " + name + ".c " + flags + " 2>" + name + ".log";
   return std::system(command.c_str()) == 0;
 }
 
@@ -35,7 +36,9 @@ class Bytes {
   }
   Bytes& u16(std::uint16_t v) { return u8(v & 0xff).u8(v >> 8); }
   Bytes& u32(std::uint32_t v) { return u16(v & 0xffff).u16(v >> 16); }
-  Bytes& u64(std::uint64_t v) { return u32(v & 0xffffffffu).u32(static_cast<std::uint32_t>(v >> 32)); }
+  Bytes& u64(std::uint64_t v) {
+    return u32(v & 0xffffffffu).u32(static_cast<std::uint32_t>(v >> 32));
+  }
   Bytes& raw(const std::string& s) {
     m_data += s;
     return *this;

@@ -101,7 +101,8 @@ TEST(ElfReader, RejectsWhatIsNotElf) {
   auto not_elf = read_elf(MemoryByteSource("#!/bin/sh\necho hi\n"));
   ASSERT_FALSE(not_elf);
   EXPECT_EQ(not_elf.error().message, "not an ELF file");
-  auto bad_class = read_elf(MemoryByteSource(std::string("\x7f" "ELF\x07\x01", 6) + std::string(64, '\0')));
+  auto header = std::string("\x7f" "ELF\x07\x01", 6) + std::string(64, '\0');
+  auto bad_class = read_elf(MemoryByteSource(header));
   ASSERT_FALSE(bad_class);
   EXPECT_NE(bad_class.error().message.find("class"), std::string::npos);
 }

@@ -53,7 +53,8 @@ TEST(Policy, ParseErrors) {
 
 TEST(Policy, KernelPolicyNamingAnUnknownManylinuxPolicy) {
   auto kernel = parse_kernel_policies(R"({"default": "x", "always_allowed_prefixes": [],
-      "policies": [{"name": "p", "manylinux": "manylinux_9_99", "dynamic_libstdcxx": "allowed"}]})");
+      "policies": [{"name": "p", "manylinux": "manylinux_9_99",
+                    "dynamic_libstdcxx": "allowed"}]})");
   ASSERT_TRUE(kernel);
   auto result = resolve_policy("p", data().manylinux, *kernel);
   ASSERT_FALSE(result);
