@@ -94,8 +94,16 @@ util::Expected<bool> is_selected(const ManifestEntry& entry, std::size_t index,
     return true;
   }
   const auto test = fmt::format("{{% if {} %}}yes{{% endif %}}", *entry.when);
-  const auto result = KH_TRY(render_template(test, entry_location(index) + " when", context));
-  return result == "yes";
+  const auto result = render_template(test, "when", context);
+  if (!result) {
+    // Positions in the wrapped test mean little to a reader: keep just the problem.
+    const auto& message = result.error().message;
+    const auto problem = message.find(": ");
+    return util::fail(fmt::format("{}: invalid \"when\" expression \"{}\": {}",
+                                  entry_location(index), *entry.when,
+                                  problem == std::string::npos ? message : message.substr(problem + 2)));
+  }
+  return *result == "yes";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Golden expectations: every rendered string below was also produced by Python's Jinja2 3.1
 // with trim_blocks=True (and lstrip_blocks / keep_trailing_newline where a test sets them),
-// except where a comment names a deliberate difference.
+// except where a comment names a deliberate difference (tojson here does not HTML-escape).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,6 +47,8 @@ TEST(TemplateEngine, AppliesFilters) {
                       context),
             "relu a, b 2 d A_B");
   EXPECT_EQ(render_ok("{{ xs | first }}{{ xs | last }}{{ '  t ' | trim }}", context), "abt");
+  EXPECT_EQ(render_ok("{{ q | tojson }} {{ xs | tojson }}", {{"q", "a \"b\"\\"}, {"xs", {1, "x"}}}),
+            "\"a \\\"b\\\"\\\\\" [1,\"x\"]");
 }
 
 TEST(TemplateEngine, EvaluatesConditions) {
