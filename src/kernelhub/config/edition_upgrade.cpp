@@ -246,7 +246,7 @@ util::Expected<BuildTomlUpgrade> upgrade_build_toml_text(std::string_view text,
     return failure();
   }
   BuildTomlUpgrade upgrade{std::string(text), loaded->source_edition, UpgradeMethod::unchanged};
-  if (loaded->source_edition == k_current_edition) {
+  if (loaded->source_edition == k_current_edition && !options.canonical) {
     return upgrade;
   }
   // The reader parsed this text, so toml++ does too.
@@ -262,7 +262,7 @@ util::Expected<BuildTomlUpgrade> upgrade_build_toml_text(std::string_view text,
   }
 
   TomlTextEditor editor(text, root);
-  if (EditPlan(root, editor, loaded->source_edition, target).run()) {
+  if (!options.canonical && EditPlan(root, editor, loaded->source_edition, target).run()) {
     auto edited = editor.result();
     if (edited && reads_back_as(*edited, file_name, target)) {
       upgrade.text = std::move(*edited);
@@ -277,6 +277,12 @@ util::Expected<BuildTomlUpgrade> upgrade_build_toml_text(std::string_view text,
         "cannot update build configuration: the edition-{} text written for {} does not read "
         "back as the same build (a kernel-builder bug)",
         k_current_edition, file_name));
+  }
+  if (options.canonical) {
+    if (upgrade.text == text) {
+      upgrade.method = UpgradeMethod::unchanged;
+    }
+    return upgrade;
   }
   sink.warning(util::SourceLocation{file_name, 1, 1},
                fmt::format("{} was re-serialised from edition {}: its comments and layout were "

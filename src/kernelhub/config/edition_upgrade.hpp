@@ -34,6 +34,9 @@ struct UpgradeOptions {
   // Written as `general.license` when the file has none (editions 1-3 may lack it, edition 5
   // requires it). Without it such a file is an error, as in the reference.
   std::optional<std::string> license;
+  // Re-serialise in the writer's canonical layout even when the text could be edited (and
+  // even at edition 5): a formatter, at the price of the file's comments.
+  bool canonical = false;
 };
 
 // Problems (syntax errors, a missing license, anything the reader rejects) go to `sink` with

@@ -455,3 +455,20 @@ TEST(EditionUpgrade, LineDeletionSweepKeepsTheContract) {
   }
   EXPECT_GE(upgraded, 10);
 }
+
+TEST(EditionUpgrade, CanonicalOptionReserialisesEvenEditionFive) {
+  const auto v5 = replace(k_v4, "license", "edition = 5\nlicense");
+  util::DiagnosticCollector sink;
+  const auto result = upgrade_build_toml_text(v5, "build.toml", sink, {.canonical = true});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->method, UpgradeMethod::rewritten);
+  EXPECT_EQ(result->text.find('#'), std::string::npos);
+  EXPECT_TRUE(result->text.starts_with("[general]\nname = \"relu\"\nversion = 1\nedition = 5\n"))
+      << result->text;
+  EXPECT_TRUE(sink.all().empty());  // asked for: no warning about the lost comments
+  EXPECT_EQ(read(result->text)->config, read(v5)->config);
+  const auto again = upgrade_build_toml_text(result->text, "build.toml", sink, {.canonical = true});
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->method, UpgradeMethod::unchanged);
+  EXPECT_EQ(again->text, result->text);
+}

@@ -34,6 +34,7 @@ struct UpdateBuildOptions {
   bool dry_run = false;
   bool json = false;
   std::string license;
+  bool canonical = false;
 };
 
 std::vector<std::string_view> split_lines(std::string_view text) {
@@ -169,7 +170,7 @@ void run_update_build(const UpdateBuildOptions& options, RunState& state) {
     throw util::FatalError(text.error().message);
   }
   util::DiagnosticCollector diagnostics;
-  config::UpgradeOptions upgrade_options;
+  config::UpgradeOptions upgrade_options{.canonical = options.canonical};
   if (!options.license.empty()) {
     upgrade_options.license = options.license;
   }
@@ -218,13 +219,17 @@ void run_update_build(const UpdateBuildOptions& options, RunState& state) {
   }
   if (options.dry_run) {
     print(stdout, unified_diff(*text, upgrade->text, name));
-    print(stderr, fmt::format("would upgrade {} from edition {} to {} (dry run: nothing written)\n",
-                              name, upgrade->source_edition, config::k_current_edition));
+    print(stderr, fmt::format("dry run: {} was not written\n", name));
+    return;
+  }
+  if (upgrade->source_edition == config::k_current_edition) {
+    print(stdout, fmt::format("rewrote {} in the canonical edition-{} layout\n", name,
+                              config::k_current_edition));
     return;
   }
   print(stdout, fmt::format("upgraded {} from edition {} to {}{}\n", name, upgrade->source_edition,
                             config::k_current_edition,
-                            upgrade->method == config::UpgradeMethod::rewritten
+                            upgrade->method == config::UpgradeMethod::rewritten && !options.canonical
                                 ? " (re-serialised: comments were not kept)"
                                 : ""));
 }
@@ -242,6 +247,9 @@ void declare_update_build(CLI::App& app, RunState& state) {
                   "SPDX license to write when build.toml has none (legacy editions 1-3 may lack "
                   "it; edition 5 requires it)")
       ->type_name("SPDX-ID");
+  sub->add_flag("--canonical", options->canonical,
+                "rewrite build.toml in the canonical edition-5 layout (also at edition 5); "
+                "comments are not kept");
   sub->add_flag("--json", options->json,
                 "print a JSON report (editions, method, diagnostics; with --dry-run the new text "
                 "and the diff)");
