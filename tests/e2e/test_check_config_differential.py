@@ -397,6 +397,29 @@ def generic_cases():
     yield Case("dotted-keys", '[general]\nname = "ab"\nversion = 1\nedition = 5\nlicense = "MIT"\n'
                               'backends = ["cuda"]\ncuda.minver = "12.6"\n[torch]\nsrc = []\n')
     yield Case("v3-no-framework", '[general]\nname = "ab"\nbackends = ["cuda"]\n', "v3")
+    # TOML spellings both parsers must read alike.
+    head = '[general]\nname = "ab"\nversion = 1\nlicense = "MIT"\nbackends = ["cuda"]\n'
+    for i, edition in enumerate(["0x5", "+5", "5_0", "0o5", "05", "5e0", "inf", "true", "1979-05-27"]):
+        yield Case(f"edition-spelling-{i}", head + f"edition = {edition}\n[torch]\n")
+    for i, body in enumerate([
+        "[torch]\nsrc = [\n  'a.cpp', # literal string\n  \"b.cpp\",\n]\n",
+        "[torch]\nsrc = [\"\"\"multi\nline\"\"\"]\n",
+        "[torch]\nsrc = [\"\\u00e9.cpp\"]\n",
+        "[torch]\nsrc = [[\"nested\"]]\n",
+        "[torch]\nsrc = [\"a\", 1]\n",
+        "[[general.kernel-depends]]\nrepo-id = \"a/b\"\nversion = 1\n[torch]\n",
+        "[general.\"hub\"]\nrepo-id = \"a/b\"\n[torch]\n",
+        "[torch]\n[torch]\n",
+        "[torch]\nsrc = []\n[torch.stable-abi]\ncuda = \"2.11\"\n[torch.stable-abi.extra]\n",
+        "[torch]\nminver = '2.9'\nmaxver = \"\"\"2.10\"\"\"\n",
+        "[torch]\nsrc = [ ]\r\n",
+        "\t[torch]\n\tsrc = []\n",
+        "[torch]\nsrc = []\n[kernel.a]\nbackend = \"cuda\"\ndepends = []\nsrc = []\n[kernel.a.extra]\n",
+        "[torch]\nsrc = []\n[kernel]\na = { backend = \"cuda\", depends = [], src = [] }\n",
+    ]):
+        yield Case(f"toml-spelling-{i}", head.replace("version = 1", "version = 1\nedition = 5") + body)
+    yield Case("crlf-file", (head + "edition = 5\n[torch]\n").replace("\n", "\r\n"))
+    yield Case("bom-file", "\ufeff" + head + "edition = 5\n[torch]\n")
 
 
 def all_cases() -> list[Case]:
@@ -510,3 +533,83 @@ def test_check_config_matches_reference(case: Case, kernel_builder: Path, tmp_pa
         assert any("update-build" in d.get("hint", "") for d in report["diagnostics"]), context
     else:
         assert not report["valid"], context
+
+
+# --------------------------------------------------------------------------------------------
+# The command itself: exit codes, human output, JSON shape, and what it says about bad paths.
+
+V5_MINIMAL = ('[general]\nname = "ab"\nversion = 1\nedition = 5\nlicense = "MIT"\n'
+              'backends = ["cuda"]\n[torch-noarch]\n')
+
+
+def test_valid_file_exits_zero_quietly(kernel_builder: Path, tmp_path: Path):
+    (tmp_path / "build.toml").write_text(V5_MINIMAL)
+    result = run([kernel_builder, "check-config", tmp_path])
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "valid (edition 5)" in result.stdout
+
+
+def test_errors_render_with_location_caret_and_hint(kernel_builder: Path, tmp_path: Path):
+    (tmp_path / "build.toml").write_text(V5_MINIMAL.replace('["cuda"]', '["cudaa"]'))
+    result = run([kernel_builder, "check-config", tmp_path])
+    assert result.returncode == 1
+    path = tmp_path / "build.toml"
+    assert result.stderr.splitlines() == [
+        f'{path}:6:13: error: unknown backend "cudaa"',
+        ' 6 | backends = ["cudaa"]',
+        "   |             ^",
+        '  hint: did you mean "cuda"?',
+    ]
+
+
+def test_warnings_alone_exit_zero(kernel_builder: Path, tmp_path: Path):
+    (tmp_path / "build.toml").write_text(V5_MINIMAL.replace("edition = 5\n", ""))
+    result = run([kernel_builder, "check-config", tmp_path, "--json"])
+    assert result.returncode == 0
+    report = json.loads(result.stdout)
+    assert report["valid"] is True and report["edition"] == 4
+    assert [d["severity"] for d in report["diagnostics"]] == ["warning"]
+    assert report["diagnostics"][0]["hint"] == "run `kernel-builder update-build` to persist the upgrade"
+
+
+def test_json_lists_every_error_sorted(kernel_builder: Path, tmp_path: Path):
+    text = V5_MINIMAL.replace('"ab"', '"AB"').replace('["cuda"]', '["cuda", "gpu"]')
+    (tmp_path / "build.toml").write_text(text + "[kernel.k]\nbackend = \"tpu\"\n")
+    result = run([kernel_builder, "check-config", tmp_path, "--json"])
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert list(report) == ["valid", "edition", "diagnostics"]
+    assert report["valid"] is False and report["edition"] == 5
+    positions = [(d["line"], d["column"]) for d in report["diagnostics"]]
+    assert positions == sorted(positions)
+    assert [d["message"] for d in report["diagnostics"]] == [
+        'invalid kernel name "AB"',
+        'unknown backend "gpu"',
+        'missing required key "depends" in [kernel.k]',
+        'missing required key "src" in [kernel.k]',
+        'backend "tpu" has no native kernels',
+    ]
+
+
+def test_syntax_error_has_no_edition(kernel_builder: Path, tmp_path: Path):
+    (tmp_path / "build.toml").write_text("[general\n")
+    report = json.loads(run([kernel_builder, "check-config", tmp_path, "--json"]).stdout)
+    assert report["edition"] is None and report["valid"] is False
+    assert report["diagnostics"][0]["message"].startswith("invalid TOML: ")
+
+
+def test_bad_directory_is_a_clear_error(kernel_builder: Path, tmp_path: Path):
+    result = run([kernel_builder, "check-config", tmp_path / "missing"])
+    assert result.returncode == 1
+    assert result.stderr == f'kernel-builder: error: "{tmp_path / "missing"}" is not a directory\n'
+    result = run([kernel_builder, "check-config", tmp_path])
+    assert result.returncode == 1
+    assert result.stderr == f'kernel-builder: error: no build.toml in "{tmp_path}"\n'
+
+
+def test_defaults_to_the_current_directory(kernel_builder: Path, tmp_path: Path):
+    (tmp_path / "build.toml").write_text(V5_MINIMAL)
+    result = run([kernel_builder, "check-config"], cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "build.toml: valid (edition 5)\n"

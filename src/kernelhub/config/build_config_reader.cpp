@@ -150,11 +150,21 @@ BuildConfigInspection inspect_build_config(std::string_view text, std::string fi
     loaded.locations = std::move(best->locations);
     loaded.source_edition = best->edition;
     errors = best->errors;
-    ctx.report(util::Severity::warning, ctx.where("general"),
-               fmt::format("build.toml uses the legacy edition {} format (no `edition` key); "
-                           "it is upgraded to edition {} in memory",
-                           best->edition, k_current_edition),
-               "run `kernel-builder update-build` to persist the upgrade");
+    if (best->errors == 0) {
+      ctx.report(util::Severity::warning, ctx.where("general"),
+                 fmt::format("build.toml uses the legacy edition {} format (no `edition` key); "
+                             "it is upgraded to edition {} in memory",
+                             best->edition, k_current_edition),
+                 "run `kernel-builder update-build` to persist the upgrade");
+    } else {
+      // Nothing fits: say which edition the errors are measured against.
+      ctx.report(util::Severity::warning, ctx.where("general"),
+                 fmt::format("build.toml has no `edition` key and matches no legacy format; it "
+                             "was checked as edition {}, the closest",
+                             best->edition),
+                 fmt::format("a file in the current format has `edition = {}` in [general]",
+                             k_current_edition));
+    }
   }
   if (errors + ctx.error_count() == 0) {
     // Cross-section checks assume each section read cleanly.

@@ -92,7 +92,9 @@ TEST(Edition4, RefusesEdition5OnlyKeys) {
   EXPECT_EQ(outcome.errors()[0].message, "\"tpu\" needs edition 5");
   // The errors are those of the edition that fitted best, and the warning says which it was.
   ASSERT_EQ(outcome.warnings().size(), 1u);
-  EXPECT_NE(outcome.warnings()[0].message.find("legacy edition 4"), std::string::npos);
+  EXPECT_EQ(outcome.warnings()[0].message,
+            "build.toml has no `edition` key and matches no legacy format; it was checked as "
+            "edition 4, the closest");
 }
 
 TEST(Edition4, RefusesAPerBackendStableAbiTable) {
@@ -168,7 +170,7 @@ TEST(EditionDetection, ReportsTheErrorsOfTheClosestEdition) {
   ASSERT_EQ(outcome.errors().size(), 1u);
   EXPECT_EQ(outcome.errors()[0].message, "unknown key \"backend\" in [general]");
   EXPECT_EQ(outcome.errors()[0].hint, "did you mean \"backends\"?");
-  EXPECT_NE(outcome.warnings().at(0).message.find("legacy edition 4"), std::string::npos);
+  EXPECT_NE(outcome.warnings().at(0).message.find("checked as edition 4"), std::string::npos);
 }
 
 TEST(EditionDetection, AnEmptyFileIsMissingGeneral) {
