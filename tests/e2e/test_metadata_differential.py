@@ -344,6 +344,7 @@ GIT_URLS = [
     "ssh:\u00e9", "https://h#\u00e9", "https://[::ffff:1.2.3.4]/", "https://[0:0::1:0:0]/",
     "https://[::]/", "ssh://[v1.x]/", "ssh://[1:2]/", "not a url", "", "mailto:a@b", "ws://h/x",
     "ftp:a b", "git@github.com:", "https://h/\t\nx", "javascript:alert(1)", "git@h:~user/x",
+    "git://@", "git://@ ", "git://u@", "git://@/", "ssh://h:22\\y", "ssh://h:\\y",
 ]
 
 
@@ -361,6 +362,10 @@ def generated_git_urls():
     for _ in range(800):
         out.append(rng.choice(schemes) + rng.choice(users) + rng.choice(hosts) +
                    rng.choice(ports) + rng.choice(paths))
+    # Random strings over URL punctuation find the parser's corners.
+    pieces = list("ab:/@?#[]\\%.2f0x1 -+_~") + ["https://", "ssh://", "git://", "git@", "::",
+                                                 "%2e", "..", "[::1]", "1.2.3.4", ":22", "\t"]
+    out += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 9))) for _ in range(2000)]
     # scp-like combinations
     for user, host, path in itertools.product(["", "git@", "a@b@"], ["h", "github.com", "1.2.3.4", ""],
                                               ["org/r.git", "", "/abs", "~u/r", "a:b"]):

@@ -129,6 +129,11 @@ class Parser {
     const std::string_view terminators = special ? "/\\?#" : "/?#";
     const auto authority = rest().substr(0, rest().find_first_of(terminators));
     m_pos += authority.size();
+    // The `url` crate's one exception to "userinfo needs a host": a lone '@' ending the input.
+    if (!special && authority == "@" && at_end()) {
+      m_url.host = "";
+      return true;
+    }
     auto host_port = authority;
     const auto at = authority.rfind('@');
     if (at != std::string_view::npos) {

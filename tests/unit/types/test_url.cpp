@@ -46,6 +46,9 @@ TEST(Url, NonSpecialSchemesKeepOpaqueHostsAndPaths) {
   EXPECT_EQ(href("ssh://h:22\\y"), "ssh://h:22/\\y");
   EXPECT_EQ(href("ssh://h:0022/x"), "ssh://h:22/x");
   EXPECT_EQ(href("ssh://h?a'b"), "ssh://h?a'b");
+  EXPECT_EQ(href("git://@"), "git://");  // but "git://@/" and "git://u@" fail
+  EXPECT_FALSE(parse_url("git://@/"));
+  EXPECT_FALSE(parse_url("git://u@"));
 }
 
 TEST(Url, PercentEncodesPerComponent) {
