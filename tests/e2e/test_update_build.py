@@ -137,11 +137,11 @@ def test_upgrade_matches_reference(kernel_builder, tmp_path, capfd, name, text, 
     original_facts, original_stderr = reference_open(kernel_dir, capfd)
     if edition == 4:
         if original_facts is None:
-            pytest.skip(f"the reference does not read {name} as v4: {original_stderr.strip()[-200:]}")
+            pytest.skip(f"the reference does not read {name} as v4: {original_stderr[-200:]}")
         assert LEGACY_V4 in original_stderr
     else:
         if LEGACY_V3 not in original_stderr:
-            pytest.skip(f"the reference does not see {name} as v3: {original_stderr.strip()[-200:]}")
+            pytest.skip(f"the reference does not see {name} as v3: {original_stderr[-200:]}")
 
     result = run([kernel_builder, "update-build", kernel_dir], check=True)
     assert result.stdout.strip() == f"upgraded build.toml from edition {edition} to 5"
@@ -204,15 +204,17 @@ def test_json_report(kernel_builder, tmp_path):
     assert dry["changed"] is True and dry["updated"] is False
     assert dry["method"] == "edited"
     assert "edition = 5" in dry["text"] and "+edition = 5" in dry["diff"]
-    done = json.loads(run([kernel_builder, "update-build", kernel_dir, "--json"], check=True).stdout)
+    update = [kernel_builder, "update-build", kernel_dir, "--json"]
+    done = json.loads(run(update, check=True).stdout)
     assert done["updated"] is True and "text" not in done
     assert (kernel_dir / "build.toml").read_text() == dry["text"]
-    again = json.loads(run([kernel_builder, "update-build", kernel_dir, "--json"], check=True).stdout)
+    again = json.loads(run(update, check=True).stdout)
     assert again["changed"] is False and again["source_edition"] == 5
 
 
 def test_errors_leave_the_file_untouched(kernel_builder, tmp_path):
-    text = "[general]\nname = \"relu\"\nversion = 1\nlicense = \"MIT\"\nbackends = [\"cudaa\"]\n[torch]\n"
+    text = ("[general]\nname = \"relu\"\nversion = 1\nlicense = \"MIT\"\n"
+            "backends = [\"cudaa\"]\n[torch]\n")
     kernel_dir = write_kernel(tmp_path, text)
     result = run([kernel_builder, "update-build", kernel_dir])
     assert result.returncode == 1

@@ -160,8 +160,8 @@ void emit_framework(Emitter& out, const Torch& torch) {
   out.version("maxver", torch.maxver);
   out.strings("pyext", torch.pyext);
   out.strings("src", torch.src);
-  const auto* single_abi = torch.stable_abi ? std::get_if<types::Version>(&*torch.stable_abi)
-                                            : nullptr;
+  const auto* single_abi =
+      torch.stable_abi ? std::get_if<types::Version>(&*torch.stable_abi) : nullptr;
   if (single_abi != nullptr) {
     out.raw("stable-abi", toml_string(single_abi->to_string()));
   }
@@ -229,8 +229,8 @@ std::string toml_string(std::string_view value) {
 
 std::string toml_key(std::string_view key) {
   const bool bare = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
   });
   return bare ? std::string(key) : toml_string(key);
 }

@@ -77,9 +77,9 @@ class EditPlan {
     }
     const auto& kept = m_target.general.python_depends;
     if (m_general->contains("python-depends") && kept != original_strings("python-depends")) {
-      const bool ok = kept ? m_editor.replace_value(*m_general, "python-depends",
-                                                    toml_inline_array(*kept))
-                           : m_editor.remove(*m_general, "python-depends");
+      const bool ok =
+          kept ? m_editor.replace_value(*m_general, "python-depends", toml_inline_array(*kept))
+               : m_editor.remove(*m_general, "python-depends");
       if (!ok) {
         return false;
       }
@@ -224,9 +224,10 @@ void report_missing_license(const toml::table& general, int edition, std::string
       edition >= 3
           ? "add the kernel's SPDX license to [general], e.g. license = \"Apache-2.0\", or pass "
             "it with --license"
-          : fmt::format("edition {} has no `license` key: pass the kernel's SPDX license with "
-                        "--license, e.g. --license Apache-2.0",
-                        edition);
+          : fmt::format(
+                "edition {} has no `license` key: pass the kernel's SPDX license with "
+                "--license, e.g. --license Apache-2.0",
+                edition);
   diagnostic.source_line = std::string(util::line_of(text, begin.line));
   sink.report(std::move(diagnostic));
 }

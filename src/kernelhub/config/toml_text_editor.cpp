@@ -80,7 +80,8 @@ void TomlTextEditor::collect_headers(const toml::table& table) {
         m_header_lines.push_back(node.source().begin.line);
       }
       collect_headers(*node.as_table());
-    } else if (const auto* array = node.as_array(); array != nullptr && array->is_array_of_tables()) {
+    } else if (const auto* array = node.as_array();
+               array != nullptr && array->is_array_of_tables()) {
       for (const auto& element : *array) {
         if (is_header_at(element.source().begin)) {
           m_header_lines.push_back(element.source().begin.line);
@@ -189,7 +190,8 @@ bool TomlTextEditor::remove(const toml::table& table, std::string_view key) {
     return false;
   }
   m_edits.push_back({line_begin(found_key->source().begin.line),
-                     next_line_begin(found_value->source().end.line), {}});
+                     next_line_begin(found_value->source().end.line),
+                     {}});
   return true;
 }
 
@@ -199,8 +201,8 @@ bool TomlTextEditor::replace_value(const toml::table& table, std::string_view ke
   if (found_key == nullptr || is_section_table(*found_value)) {
     return false;
   }
-  m_edits.push_back({offset(found_value->source().begin), offset(found_value->source().end),
-                     std::string(value)});
+  m_edits.push_back(
+      {offset(found_value->source().begin), offset(found_value->source().end), std::string(value)});
   return true;
 }
 
@@ -223,7 +225,8 @@ bool TomlTextEditor::rename_header(const toml::table& table, std::string_view ol
   const auto begin = offset(table.source().begin);
   const auto end = offset(table.source().end);
   auto header = m_text.substr(begin, end - begin);
-  if (header.size() < 2 || header.back() != ']' || trim(header.substr(1, header.size() - 2)) != old_name) {
+  if (header.size() < 2 || header.back() != ']' ||
+      trim(header.substr(1, header.size() - 2)) != old_name) {
     return false;
   }
   m_edits.push_back({begin, end, fmt::format("[{}]", new_name)});
@@ -266,7 +269,8 @@ bool TomlTextEditor::insert_table_after(const toml::table& table, std::string_vi
   return true;
 }
 
-void TomlTextEditor::insert_table_before_kernels(std::string_view name, const TomlEntries& entries) {
+void TomlTextEditor::insert_table_before_kernels(std::string_view name,
+                                                 const TomlEntries& entries) {
   const auto first = std::min_element(m_kernel_header_lines.begin(), m_kernel_header_lines.end());
   insert_table_before_line(first == m_kernel_header_lines.end() ? k_no_line : *first, name,
                            entries);

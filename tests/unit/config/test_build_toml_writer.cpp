@@ -37,8 +37,8 @@ BuildConfig full_config() {
   config.general.kernel_depends =
       std::vector<KernelDependency>{{"kernels-community/activation", 1, std::nullopt},
                                     {"kernels-community/rotary", std::nullopt, "v0.1"}};
-  config.general.xpu = BackendGeneral{std::nullopt, std::nullopt, std::nullopt,
-                                      std::vector<std::string>{"onednn"}};
+  config.general.xpu =
+      BackendGeneral{std::nullopt, std::nullopt, std::nullopt, std::vector<std::string>{"onednn"}};
   config.general.cuda = BackendGeneral{version("12.4"), version("12.9"), std::nullopt,
                                        std::vector<std::string>{"nvidia-cutlass-dsl"}};
   config.general.hub = Hub{"kernels-community/flash-attn", "main"};
@@ -134,8 +134,8 @@ TEST(BuildTomlWriter, ReadingWhatItWroteGivesTheSameConfig) {
 TEST(BuildTomlWriter, RoundTripsEveryFramework) {
   auto noarch = full_config();
   noarch.kernels.clear();
-  noarch.framework = TorchNoarch{std::vector<std::string>{"json"},
-                                 std::vector<std::string>{"8.0"}, std::nullopt};
+  noarch.framework =
+      TorchNoarch{std::vector<std::string>{"json"}, std::vector<std::string>{"8.0"}, std::nullopt};
   const auto noarch_text = write_build_toml(noarch);
   EXPECT_NE(noarch_text.find("[torch-noarch]\npyext = [\"json\"]\ncuda_capabilities = [\"8.0\"]\n"),
             std::string::npos)
@@ -147,7 +147,9 @@ TEST(BuildTomlWriter, RoundTripsEveryFramework) {
   EXPECT_EQ(read_v5(write_build_toml(empty_noarch)), empty_noarch);
 
   auto tvm = full_config();
-  tvm.framework = TvmFfi{{"tvm-ffi-ext/binding.cpp"}, std::nullopt, std::vector<std::string>{"so"},
+  tvm.framework = TvmFfi{{"tvm-ffi-ext/binding.cpp"},
+                         std::nullopt,
+                         std::vector<std::string>{"so"},
                          std::vector<std::string>{"-O2"}};
   EXPECT_EQ(read_v5(write_build_toml(tvm)), tvm);
 
@@ -203,9 +205,8 @@ TEST(BuildTomlWriter, QuotesStringsAndKeys) {
 
 TEST(BuildTomlWriter, LongArraysGoOnePerLine) {
   auto config = full_config();
-  config.kernels.front().cuda_capabilities =
-      std::vector<std::string>{"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0",
-                               "10.1", "12.0"};
+  config.kernels.front().cuda_capabilities = std::vector<std::string>{
+      "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "12.0"};
   const auto text = write_build_toml(config);
   EXPECT_NE(text.find("cuda-capabilities = [\n    \"7.0\",\n    \"7.2\",\n"), std::string::npos)
       << text;

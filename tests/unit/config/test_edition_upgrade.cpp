@@ -103,23 +103,25 @@ TEST(EditionUpgrade, KeepsIndentationLineEndingsAndAMissingFinalNewline) {
     crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   }
   util::DiagnosticCollector sink;
-  EXPECT_EQ(upgrade(crlf, sink).text,
-            replace(crlf, "changes\r\n", "changes\r\n  edition = 5\r\n"));
+  EXPECT_EQ(upgrade(crlf, sink).text, replace(crlf, "changes\r\n", "changes\r\n  edition = 5\r\n"));
 
-  const std::string bare = "[torch]\nsrc = []\n[general]\nname = \"relu\"\nlicense = \"MIT\"\n"
-                           "backends = [\"cpu\"]\nversion = 2";
+  const std::string bare =
+      "[torch]\nsrc = []\n[general]\nname = \"relu\"\nlicense = \"MIT\"\n"
+      "backends = [\"cpu\"]\nversion = 2";
   const auto result = upgrade(bare, sink);
   EXPECT_EQ(result.text, bare + "\nedition = 5");
   expect_faithful(bare, result.text);
 }
 
 TEST(EditionUpgrade, EditsDottedAndInlineGeneralTables) {
-  const std::string dotted = "general.name = \"relu\"\ngeneral.version = 1\n"
-                             "general.license = \"MIT\"\ngeneral.backends = [\"cpu\"]\n"
-                             "torch.src = []\n";
+  const std::string dotted =
+      "general.name = \"relu\"\ngeneral.version = 1\n"
+      "general.license = \"MIT\"\ngeneral.backends = [\"cpu\"]\n"
+      "torch.src = []\n";
   util::DiagnosticCollector sink;
   const auto dotted_result = upgrade(dotted, sink);
-  EXPECT_EQ(dotted_result.text, replace(dotted, "version = 1\n", "version = 1\ngeneral.edition = 5\n"));
+  EXPECT_EQ(dotted_result.text,
+            replace(dotted, "version = 1\n", "version = 1\ngeneral.edition = 5\n"));
   expect_faithful(dotted, dotted_result.text);
 
   const std::string inline_table =
@@ -166,8 +168,9 @@ src = ["silu/silu.cu"]
   EXPECT_EQ(result.method, UpgradeMethod::edited);
   expect_faithful(v3, result.text);
 
-  const std::string no_kernels = "[general]\nname = \"silu\"\nversion = 2\nlicense = \"MIT\"\n"
-                                 "backends = [\"cpu\"]\n# the end";
+  const std::string no_kernels =
+      "[general]\nname = \"silu\"\nversion = 2\nlicense = \"MIT\"\n"
+      "backends = [\"cpu\"]\n# the end";
   const auto appended = upgrade(no_kernels, sink);
   EXPECT_EQ(appended.text, replace(no_kernels, "version = 2\n", "version = 2\nedition = 5\n") +
                                "\n\n[torch-noarch]\n");
@@ -208,7 +211,8 @@ TEST(EditionUpgrade, LicenseOptionFillsAMissingLicense) {
   util::DiagnosticCollector sink;
   const auto result = upgrade_build_toml_text(v3, "build.toml", sink, {.license = "MIT"});
   ASSERT_TRUE(result.has_value());
-  EXPECT_EQ(result->text, replace(v3, "version = 1\n", "version = 1\nedition = 5\nlicense = \"MIT\"\n"));
+  EXPECT_EQ(result->text,
+            replace(v3, "version = 1\n", "version = 1\nedition = 5\nlicense = \"MIT\"\n"));
   const auto after = read(result->text);
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->config.general.license, "MIT");
@@ -334,8 +338,9 @@ src = ["rotary/rotary.cu"]
 }
 
 TEST(EditionUpgrade, UniversalKernelsBecomeTorchNoarch) {
-  const std::string v2 = "[general]\nname = \"act\"\nuniversal = true\n\n[torch]\n"
-                         "pyext = [\"py\", \"json\"]\nsrc = []\n";
+  const std::string v2 =
+      "[general]\nname = \"act\"\nuniversal = true\n\n[torch]\n"
+      "pyext = [\"py\", \"json\"]\nsrc = []\n";
   util::DiagnosticCollector sink;
   const auto result = upgrade_build_toml_text(v2, "build.toml", sink, {.license = "MIT"});
   ASSERT_TRUE(result.has_value()) << result.error().message;
@@ -345,7 +350,8 @@ TEST(EditionUpgrade, UniversalKernelsBecomeTorchNoarch) {
             "[torch-noarch]\npyext = [\"py\", \"json\"]\n");
   EXPECT_TRUE(std::holds_alternative<TorchNoarch>(read(result->text)->config.framework));
 
-  const std::string v1 = "[general]\nname = \"act\"\n[torch]\nuniversal = true\ninclude = [\".\"]\n";
+  const std::string v1 =
+      "[general]\nname = \"act\"\n[torch]\nuniversal = true\ninclude = [\".\"]\n";
   const auto v1_result = upgrade_build_toml_text(v1, "build.toml", sink, {.license = "MIT"});
   ASSERT_TRUE(v1_result.has_value()) << v1_result.error().message;
   EXPECT_EQ(v1_result->source_edition, 1);
@@ -366,9 +372,10 @@ TEST(EditionUpgrade, HistoricEditionsWithoutLicenseNameTheOption) {
 
 TEST(EditionUpgrade, ShapesTextEditsCannotExpressAreRewrittenWithAWarning) {
   // An inline [general] cannot lose a key by removing lines: the file is re-serialised.
-  const std::string v2 = "# gone\ngeneral = { name = \"rotary\", cuda-minver = \"11.8\" }\n"
-                         "[torch]\nsrc = [\"b.cpp\"]\n[kernel.rotary]\nbackend = \"cuda\"\n"
-                         "depends = [\"torch\"]\nsrc = [\"r.cu\"]\n";
+  const std::string v2 =
+      "# gone\ngeneral = { name = \"rotary\", cuda-minver = \"11.8\" }\n"
+      "[torch]\nsrc = [\"b.cpp\"]\n[kernel.rotary]\nbackend = \"cuda\"\n"
+      "depends = [\"torch\"]\nsrc = [\"r.cu\"]\n";
   util::DiagnosticCollector sink;
   const auto result = upgrade_build_toml_text(v2, "build.toml", sink, {.license = "MIT"});
   ASSERT_TRUE(result.has_value()) << result.error().message;
@@ -405,8 +412,9 @@ TEST(EditionUpgrade, EveryUpgradeIsIdempotent) {
       // Edition 3 has no stable-abi: without it and `version` the file is edition 3.
       replace(replace(k_v4, "version = 1 # bump on breaking changes\n", ""),
               "stable-abi = \"2.11\"\n", ""),
-      replace(k_v4, "[torch]\nsrc = [\"torch-ext/torch_binding.cpp\", \"torch-ext/torch_binding.h\"]\n"
-                    "stable-abi = \"2.11\"\n",
+      replace(k_v4,
+              "[torch]\nsrc = [\"torch-ext/torch_binding.cpp\", \"torch-ext/torch_binding.h\"]\n"
+              "stable-abi = \"2.11\"\n",
               "")};
   for (const auto& input : inputs) {
     util::DiagnosticCollector sink;

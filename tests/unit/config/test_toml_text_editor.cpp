@@ -61,11 +61,13 @@ TEST(TomlTextEditor, OnlyRenamesATablesOwnHeader) {
 }
 
 TEST(TomlTextEditor, NewTablesGoAboveTheNextHeadersComments) {
-  const std::string text = "[general]\nname = \"x\"\n# about hub\n[general.hub]\nrepo-id = \"r\"\n"
-                           "[kernel.k]\nsrc = []";
+  const std::string text =
+      "[general]\nname = \"x\"\n# about hub\n[general.hub]\nrepo-id = \"r\"\n"
+      "[kernel.k]\nsrc = []";
   const auto root = toml::parse(text);
   TomlTextEditor editor(text, root);
-  EXPECT_TRUE(editor.insert_table_after(table(root, "general"), "general.cuda", {{"minver", "\"12\""}}));
+  EXPECT_TRUE(
+      editor.insert_table_after(table(root, "general"), "general.cuda", {{"minver", "\"12\""}}));
   editor.insert_table_before_kernels("torch-noarch", {});
   EXPECT_EQ(editor.result(),
             "[general]\nname = \"x\"\n\n[general.cuda]\nminver = \"12\"\n\n# about hub\n"

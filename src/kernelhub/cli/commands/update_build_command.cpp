@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/cli/commands/commands.hpp>
@@ -56,8 +56,8 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
                                                  std::vector<std::uint32_t>(b.size() + 1));
   for (std::size_t i = a.size(); i-- > 0;) {
     for (std::size_t j = b.size(); j-- > 0;) {
-      common[i][j] = a[i] == b[j] ? common[i + 1][j + 1] + 1
-                                  : std::max(common[i + 1][j], common[i][j + 1]);
+      common[i][j] =
+          a[i] == b[j] ? common[i + 1][j + 1] + 1 : std::max(common[i + 1][j], common[i][j + 1]);
     }
   }
   struct Op {
@@ -227,11 +227,12 @@ void run_update_build(const UpdateBuildOptions& options, RunState& state) {
                               config::k_current_edition));
     return;
   }
-  print(stdout, fmt::format("upgraded {} from edition {} to {}{}\n", name, upgrade->source_edition,
-                            config::k_current_edition,
-                            upgrade->method == config::UpgradeMethod::rewritten && !options.canonical
-                                ? " (re-serialised: comments were not kept)"
-                                : ""));
+  print(stdout,
+        fmt::format("upgraded {} from edition {} to {}{}\n", name, upgrade->source_edition,
+                    config::k_current_edition,
+                    upgrade->method == config::UpgradeMethod::rewritten && !options.canonical
+                        ? " (re-serialised: comments were not kept)"
+                        : ""));
 }
 
 }  // namespace
