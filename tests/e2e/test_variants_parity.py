@@ -10,9 +10,10 @@ fed a synthetic backend and free-threading flag), and so does our code through
 rendered trace and the skipped names must be identical.
 """
 import json
-import os
 import random
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from packaging.version import Version
 from kernels import backends as B
 from kernels import variants as V
 
-from conftest import REPO_ROOT
+from conftest import run
 
 SEED = 20260521
 
@@ -230,20 +231,6 @@ def _reference(case, monkeypatch):
     }
 
 
-@pytest.fixture(scope="module")
-def variants_tool():
-    candidates = [os.environ.get("KERNELHUB_TESTTOOL")]
-    if os.environ.get("KERNELHUB_BIN_DIR"):
-        # A build tree's cli dir is <build>/src/kernelhub/cli; the tool is <build>/tests/tools.
-        build = Path(os.environ["KERNELHUB_BIN_DIR"]).parents[2]
-        candidates.append(build / "tests" / "tools" / "kernelhub-testtool")
-    candidates.append(REPO_ROOT / "build" / "tests" / "tools" / "kernelhub-testtool")
-    for candidate in candidates:
-        if candidate and Path(candidate).exists():
-            return Path(candidate)
-    pytest.fail("kernelhub-testtool not found; set KERNELHUB_TESTTOOL or build it")
-
-
 def _ours(tool, command, payload):
     result = subprocess.run(
         [str(tool), command], input=json.dumps(payload), capture_output=True, text=True,
@@ -266,14 +253,14 @@ def _assert_same(cases, tool, monkeypatch):
     )
 
 
-def test_generated_systems_resolve_like_the_reference(variants_tool, monkeypatch):
-    _assert_same(_generated_cases(4000), variants_tool, monkeypatch)
+def test_generated_systems_resolve_like_the_reference(testtool, monkeypatch):
+    _assert_same(_generated_cases(4000), testtool, monkeypatch)
 
 
-def test_documented_systems_resolve_like_the_reference(variants_tool, monkeypatch):
+def test_documented_systems_resolve_like_the_reference(testtool, monkeypatch):
     cases = _targeted_cases()
     assert len(cases) > 500
-    _assert_same(cases, variants_tool, monkeypatch)
+    _assert_same(cases, testtool, monkeypatch)
 
 
 REJECTION_KINDS = {
@@ -341,9 +328,9 @@ def _framework(variant):
     }[type(variant.framework)]
 
 
-def test_names_parse_and_format_like_the_reference(variants_tool):
+def test_names_parse_and_format_like_the_reference(testtool):
     names = _generated_names(3000)
-    ours = _ours(variants_tool, "variants-parse", names)
+    ours = _ours(testtool, "variants-parse", names)
     mismatches = []
     for name, our in zip(names, ours):
         try:
@@ -360,7 +347,166 @@ def test_names_parse_and_format_like_the_reference(variants_tool):
     assert 1000 < accepted < len(names) - 500
 
 
-def test_documented_names_round_trip(variants_tool):
-    ours = _ours(variants_tool, "variants-parse", DOCUMENTED_NAMES)
+def test_documented_names_round_trip(testtool):
+    ours = _ours(testtool, "variants-parse", DOCUMENTED_NAMES)
     assert [our.get("name") for our in ours] == DOCUMENTED_NAMES
     assert [V.parse_variant(name).variant_str for name in DOCUMENTED_NAMES] == DOCUMENTED_NAMES
+
+
+# --- kernel-builder list-variants ---------------------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "build-toml"
+
+
+def _kernel_dir(tmp_path, corpus_name):
+    directory = tmp_path / corpus_name.removesuffix(".toml")
+    directory.mkdir()
+    shutil.copy(CORPUS / corpus_name, directory / "build.toml")
+    return directory
+
+
+def _list_variants(kernel_builder, directory, *flags, env=None):
+    return run([kernel_builder, "list-variants", directory, *flags], env=env)
+
+
+@pytest.mark.parametrize("corpus_name", ["relu.toml", "relu-torch-stable-abi.toml", "relu-triton.toml"])
+def test_locally_buildable_variants_load_with_the_reference(kernel_builder, tmp_path, corpus_name):
+    """Every variant list-variants says this machine builds must be one the reference loader
+    accepts here, for the backend it was built for (torch from the same venv)."""
+    directory = _kernel_dir(tmp_path, corpus_name)
+    result = _list_variants(kernel_builder, directory, "--json",
+                            env={"KERNELHUB_PYTHON": sys.executable})
+    listing = json.loads(result.stdout)
+    buildable = [v for v in listing["variants"] if v["buildable"]]
+    assert listing["python"] and buildable, listing
+    detected = B._backend()
+    checked = 0
+    for variant in buildable:
+        if variant["backend"] not in ("cpu", detected.name):
+            continue
+        _, trace = V.resolve_variants([V.parse_variant(variant["name"])], backend=variant["backend"])
+        assert isinstance(trace[0], V.VariantAccepted), (variant, trace)
+        checked += 1
+    assert checked and result.returncode == 0
+
+
+def _fake_machine(tmp_path, probe, nvcc_release=None):
+    """A Python that prints a canned probe, and PATH with only a fake nvcc (if any)."""
+    bin_dir = tmp_path / "fakebin"
+    bin_dir.mkdir()
+    python = bin_dir / "fake-python"
+    python.write_text(f"#!/bin/sh\ncat <<'EOF'\n{json.dumps(probe)}\nEOF\n")
+    python.chmod(0o755)
+    if nvcc_release:
+        nvcc = bin_dir / "nvcc"
+        nvcc.write_text(f"#!/bin/sh\necho 'Cuda compilation tools, release {nvcc_release}, V{nvcc_release}.1'\n")
+        nvcc.chmod(0o755)
+    return {"KERNELHUB_PYTHON": str(python), "PATH": f"{bin_dir}:/usr/bin:/bin",
+            "CUDA_HOME": "", "CUDA_PATH": ""}
+
+
+CUDA_PROBE = {
+    "executable": "/fake/python", "machine": "x86_64", "system": "Linux", "mac_ver": "",
+    "free_threaded": False,
+    "torch": {"version": "2.12.1+cu126", "cxx11": True, "cuda": "12.6", "hip": None, "xpu": None,
+              "tpu": False, "neuron": False, "mps": False, "privateuse1": None, "cann": None},
+}
+
+
+def test_local_listing_explains_what_is_missing(kernel_builder, tmp_path):
+    directory = _kernel_dir(tmp_path, "relu.toml")
+    env = _fake_machine(tmp_path, CUDA_PROBE, nvcc_release="12.8")
+    result = _list_variants(kernel_builder, directory, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "torch212-cxx11-cpu-x86_64-linux", "torch212-cxx11-cu128-x86_64-linux",
+    ]
+    assert result.stderr.splitlines() == [
+        "note: metal: not buildable here: Metal builds need macOS, this is linux",
+        "note: rocm: not buildable here: torch 2.12 was built without ROCm",
+        "note: xpu: not buildable here: torch 2.12 was built without XPU",
+    ]
+    listing = json.loads(_list_variants(kernel_builder, directory, "--json", env=env).stdout)
+    assert listing["system"] == "x86_64-linux" and listing["torch"] == "2.12"
+    assert listing["toolchains"] == {"nvcc": "12.8", "hipcc": False, "icpx": None}
+    assert [v["backend"] for v in listing["variants"]] == ["cpu", "cuda", "metal", "rocm", "xpu"]
+
+
+def test_local_listing_without_torch_or_nvcc_fails(kernel_builder, tmp_path):
+    directory = _kernel_dir(tmp_path, "relu-torch-bounds.toml")
+    probe = {k: v for k, v in CUDA_PROBE.items() if k != "torch"}
+    result = _list_variants(kernel_builder, directory, env=_fake_machine(tmp_path, probe))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "note: cuda: not buildable here: torch is not installed for /fake/python" in result.stderr
+
+
+BUNDLE_VARIANTS = {  # the reference's nix-builder/build-variants.json
+    "aarch64-darwin": ["torch212-cpu-aarch64-darwin", "torch212-metal-aarch64-darwin",
+                       "torch213-cpu-aarch64-darwin", "torch213-metal-aarch64-darwin"],
+    "aarch64-linux": [f"torch21{t}-cxx11-{b}-aarch64-linux"
+                      for t in "23" for b in ("cpu", "cu126", "cu130", "cu132")],
+    "x86_64-linux": [f"torch21{t}-cxx11-{b}-x86_64-linux" for t in "23"
+                     for b in ("cpu", "cu126", "cu130", "cu132", "rocm71", "rocm72",
+                               "xpu20253" if t == "2" else "xpu20260")],
+}
+
+
+def test_all_variants_of_a_full_kernel_include_the_bundle(kernel_builder, tmp_path):
+    directory = _kernel_dir(tmp_path, "relu.toml")
+    listing = json.loads(_list_variants(kernel_builder, directory, "--all", "--json").stdout)
+    bundle = {
+        system["system"]: sorted(v["name"] for v in system["variants"] if v["bundle"])
+        for system in listing["systems"]
+    }
+    assert bundle == {system: sorted(names) for system, names in BUNDLE_VARIANTS.items()}
+    non_bundle = [v["name"] for s in listing["systems"] for v in s["variants"] if not v["bundle"]]
+    assert non_bundle == ["torch211-cxx11-cpu-x86_64-linux"]
+
+
+@pytest.mark.parametrize("corpus_name, expected", [
+    ("relu-tpu.toml", ["torch-tpu"]),
+    ("relu-nki.toml", []),
+    ("relu-triton.toml", ["torch-cuda", "torch-rocm", "torch-xpu"]),
+    ("relu-metal-cpp.toml", ["torch212-metal-aarch64-darwin", "torch213-metal-aarch64-darwin"]),
+    ("relu-torch-bounds.toml", [
+        "torch212-cxx11-cu126-aarch64-linux", "torch212-cxx11-cu130-aarch64-linux",
+        "torch212-cxx11-cu132-aarch64-linux", "torch212-cxx11-cu126-x86_64-linux",
+        "torch212-cxx11-cu130-x86_64-linux", "torch212-cxx11-cu132-x86_64-linux",
+        "torch212-cxx11-rocm71-x86_64-linux", "torch212-cxx11-rocm72-x86_64-linux"]),
+    ("relu-torch-stable-abi.toml", [
+        "torch-stable-abi211-cpu-aarch64-darwin", "torch-metal",
+        "torch-stable-abi211-cpu-aarch64-linux", "torch-stable-abi211-cu126-aarch64-linux",
+        "torch-stable-abi211-cu130-aarch64-linux", "torch-stable-abi211-cu132-aarch64-linux",
+        "torch-stable-abi211-cpu-x86_64-linux", "torch-stable-abi211-cu126-x86_64-linux",
+        "torch-stable-abi211-cu130-x86_64-linux", "torch-stable-abi211-cu132-x86_64-linux",
+        "torch-stable-abi211-rocm71-x86_64-linux", "torch-stable-abi211-rocm72-x86_64-linux",
+        "torch-stable-abi211-xpu20253-x86_64-linux", "torch-stable-abi211-xpu20260-x86_64-linux"]),
+    ("relu-tvm-ffi.toml", [
+        "tvm-ffi01-cpu-aarch64-darwin", "tvm-ffi01-cpu-aarch64-linux", "tvm-ffi01-cu126-aarch64-linux",
+        "tvm-ffi01-cu130-aarch64-linux", "tvm-ffi01-cu132-aarch64-linux", "tvm-ffi01-cpu-x86_64-linux",
+        "tvm-ffi01-cu126-x86_64-linux", "tvm-ffi01-cu130-x86_64-linux", "tvm-ffi01-cu132-x86_64-linux",
+        "tvm-ffi01-xpu20253-x86_64-linux"]),
+])
+def test_all_variants_of_corpus_kernels(kernel_builder, tmp_path, corpus_name, expected):
+    result = _list_variants(kernel_builder, _kernel_dir(tmp_path, corpus_name), "--all")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == expected
+    # Every name we list is one the reference loader can parse, back to the same text.
+    assert [V.parse_variant(name).variant_str for name in expected] == expected
+
+
+def test_arch_flag_lists_dev_shell_names(kernel_builder, tmp_path):
+    directory = _kernel_dir(tmp_path, "relu-tpu.toml")
+    result = _list_variants(kernel_builder, directory, "--all", "--arch")
+    assert result.stdout.splitlines() == ["torch211-cxx11-tpu-x86_64-linux"]
+    refused = _list_variants(kernel_builder, directory, "--arch")
+    assert refused.returncode != 0 and "--all" in refused.stderr
+
+
+def test_missing_build_toml_is_an_error(kernel_builder, tmp_path):
+    result = _list_variants(kernel_builder, tmp_path, "--all")
+    assert result.returncode == 1
+    assert result.stderr.startswith("kernel-builder: error:")
+    result = _list_variants(kernel_builder, tmp_path / "nope")
+    assert result.returncode == 1 and "is not a directory" in result.stderr
