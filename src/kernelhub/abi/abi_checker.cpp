@@ -5,6 +5,7 @@
 
 #include <kernelhub/abi/byte_source.hpp>
 #include <kernelhub/abi/cxx_symbol.hpp>
+#include <kernelhub/abi/library_discovery.hpp>
 #include <kernelhub/abi/rules.hpp>
 
 namespace kernelhub::abi {
@@ -83,6 +84,19 @@ void AbiChecker::check_file(const std::filesystem::path& path, ViolationSink& si
     return;
   }
   check(*object, path.string(), sink);
+}
+
+util::Expected<CheckReport> check_paths(const AbiData& data, const CheckOptions& options,
+                                        const std::vector<std::filesystem::path>& arguments) {
+  auto checker = KH_TRY(AbiChecker::create(data, options));
+  CheckReport report;
+  report.libraries = KH_TRY(libraries_to_check(arguments));
+  ViolationCollector collector;
+  for (const auto& library : report.libraries) {
+    checker.check_file(library, collector);
+  }
+  report.violations = collector.sorted();
+  return report;
 }
 
 }  // namespace kernelhub::abi

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <kernelhub/abi/abi_data.hpp>
 #include <kernelhub/abi/object_file.hpp>
@@ -48,5 +49,18 @@ class AbiChecker {
   std::optional<types::Version> m_torch_stable_abi;
   types::Version m_macos;
 };
+
+// The result of checking a set of libraries: what was checked and every violation, sorted and
+// de-duplicated.
+struct CheckReport {
+  std::vector<std::filesystem::path> libraries;
+  std::vector<Violation> violations;
+};
+
+// What `check-abi` and, later, `build` run: finds the libraries for `arguments` (kernel
+// directories and library files, library_discovery.hpp) and checks each one. Fails on bad
+// options or a directory without variants; problems in a library are violations.
+util::Expected<CheckReport> check_paths(const AbiData& data, const CheckOptions& options,
+                                        const std::vector<std::filesystem::path>& arguments);
 
 }  // namespace kernelhub::abi

@@ -114,5 +114,32 @@ TEST(AbiChecker, BadOptionsNameTheOption) {
   EXPECT_FALSE(AbiChecker::create(data, options));
 }
 
+TEST(AbiChecker, CheckPathsFindsVariantsAndSortsViolations) {
+  std::filesystem::create_directories("kernel/build/torch-cpu/relu");
+  std::ofstream("kernel/build/torch-cpu/metadata.json") << "{}";
+  ASSERT_TRUE(compile_library("kernel/build/torch-cpu/relu/_b.so", R"(
+extern void PyBuffer_Release(void*);
+void f(void* b) { PyBuffer_Release(b); }
+)"));
+  ASSERT_TRUE(compile_library("kernel/build/torch-cpu/relu/_a.so", R"(
+extern void* _PyObject_GetDictPtr(void*);
+extern void PyBuffer_Release(void*);
+void* f(void* o) { PyBuffer_Release(o); return _PyObject_GetDictPtr(o); }
+)"));
+  auto report = check_paths(**embedded_abi_data(), {}, {"kernel"});
+  ASSERT_TRUE(report) << report.error().message;
+  ASSERT_EQ(report->libraries.size(), 2u);
+  EXPECT_EQ(report->libraries[0], "kernel/build/torch-cpu/relu/_a.so");
+  ASSERT_EQ(report->violations.size(), 3u);
+  EXPECT_EQ(report->violations[0].symbol, "PyBuffer_Release");
+  EXPECT_EQ(report->violations[1].symbol, "_PyObject_GetDictPtr");
+  EXPECT_EQ(report->violations[2].library, "kernel/build/torch-cpu/relu/_b.so");
+
+  CheckOptions bad;
+  bad.macos = "";
+  EXPECT_FALSE(check_paths(**embedded_abi_data(), bad, {"kernel"}));
+  EXPECT_FALSE(check_paths(**embedded_abi_data(), {}, {"no-such-dir"}));
+}
+
 }  // namespace
 }  // namespace kernelhub::abi

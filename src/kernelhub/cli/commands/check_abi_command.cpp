@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include <kernelhub/abi/abi_checker.hpp>
-#include <kernelhub/abi/library_discovery.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
@@ -35,25 +34,30 @@ T value_or_fatal(util::Expected<T> result) {
   return std::move(*result);
 }
 
-std::string summary(const abi::AbiChecker& checker, const abi::CheckOptions& options,
-                    std::size_t libraries, const std::vector<abi::Violation>& violations) {
+std::string plural(std::size_t count, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", count, count == 1 ? one : many);
+}
+
+std::string summary(const abi::CheckOptions& options, const abi::CheckReport& report) {
   std::size_t failing = 0;
+  const auto& violations = report.violations;
   for (std::size_t i = 0; i < violations.size(); ++i) {
     if (i == 0 || violations[i].library != violations[i - 1].library) {
       ++failing;
     }
   }
-  auto targets = fmt::format("{}, Python {} abi3, macOS {}", checker.policy().name,
+  auto targets = fmt::format("{}, Python {} abi3, macOS {}", options.manylinux,
                              options.python_abi, options.macos);
   if (options.torch_stable_abi) {
     targets += fmt::format(", torch stable ABI {}", *options.torch_stable_abi);
   }
+  auto checked = plural(report.libraries.size(), "library", "libraries");
   if (violations.empty()) {
-    return fmt::format("checked {} libraries against {}: no ABI violations\n", libraries,
-                       targets);
+    return fmt::format("checked {} against {}: no ABI violations\n", checked, targets);
   }
-  return fmt::format("checked {} libraries against {}: {} ABI violations in {} libraries\n",
-                     libraries, targets, violations.size(), failing);
+  return fmt::format("checked {} against {}: {} in {}\n", checked, targets,
+                     plural(violations.size(), "ABI violation", "ABI violations"),
+                     plural(failing, "library", "libraries"));
 }
 
 void run_check_abi(CheckAbiOptions options, RunState& state) {
@@ -61,29 +65,24 @@ void run_check_abi(CheckAbiOptions options, RunState& state) {
     options.check.torch_stable_abi = options.torch_stable_abi;
   }
   const auto* data = value_or_fatal(abi::embedded_abi_data());
-  auto checker = value_or_fatal(abi::AbiChecker::create(*data, options.check));
   std::vector<std::filesystem::path> arguments(options.paths.begin(), options.paths.end());
-  auto libraries = value_or_fatal(abi::libraries_to_check(arguments));
+  auto report = value_or_fatal(abi::check_paths(*data, options.check, arguments));
 
-  abi::ViolationCollector collector;
-  std::vector<std::string> names;
-  for (const auto& library : libraries) {
-    checker.check_file(library, collector);
-    names.push_back(library.string());
-  }
-  auto violations = collector.sorted();
+  std::string text;
   if (options.json) {
-    auto text = abi::violations_to_json(names, violations);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::vector<std::string> names;
+    for (const auto& library : report.libraries) {
+      names.push_back(library.string());
+    }
+    text = abi::violations_to_json(names, report.violations);
   } else {
-    std::string text;
-    for (const auto& violation : violations) {
+    for (const auto& violation : report.violations) {
       text += util::render(abi::to_diagnostic(violation));
     }
-    text += summary(checker, options.check, libraries.size(), violations);
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    text += summary(options.check, report);
   }
-  if (!violations.empty()) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!report.violations.empty()) {
     state.exit_code = 1;
   }
 }
