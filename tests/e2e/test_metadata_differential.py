@@ -196,11 +196,55 @@ def generated_documents():
         ("leading-zero", minimal_text.replace('"version": 1', '"version": 01').encode()),
         ("deep-unknown", minimal_text[:-1].encode() + b', "deep": ' + b"[" * 300 + b"]" * 300 + b"}"),
     ]
+    # serde_json does not check the strings it skips: invalid UTF-8 and lone surrogates pass
+    # in ignored values, but not in keys it reads, nor in values it reads.
+    head = minimal_text[:-1].encode()
+    out += [
+        ("surrogate-unknown-value", head + b', "u": "\\ud800"}'),
+        ("low-surrogate-unknown-value", head + b', "u": "\\udc00x"}'),
+        ("surrogate-nested-unknown", head + b', "u": {"\\ud800": ["\\ud800"]}}'),
+        ("surrogate-unknown-key", head + b', "\\ud800": 1}'),
+        ("surrogate-pair", head + b', "u": "\\ud83d\\ude00"}'),
+        ("bad-escape-unknown", head + b', "u": "\\uZZZZ"}'),
+        ("bad-utf8-unknown", head + b', "u": "\xff\xfe"}'),
+        ("bad-utf8-unknown-key", head + b', "\xff": 1}'),
+        ("control-unknown", head + b', "u": "\x01"}'),
+        ("surrogate-license", minimal_text.replace('"apache-2.0"', '"\\udfff"').encode()),
+        ("surrogate-archs", json.dumps(with_field(MINIMAL, "backend.archs", ["X"])).replace('"X"', '"\\ud800"').encode()),
+        ("surrogate-files-key", json.dumps(with_field(MINIMAL, "digest", {"algorithm": "sha256", "files": {"X": "y"}}))
+         .replace('"X"', '"\\ud800"').encode()),
+    ]
     return out
 
 
-def test_metadata_parsing_matches_reference(testtool, tmp_path):
-    documents = generated_documents()
+def mutated_documents(count, seed):
+    """Byte-level mutations of a full document: where two JSON parsers are likeliest to differ."""
+    rng = random.Random(seed)
+    base = json.dumps({k: v for k, v in FULL.items() if k not in ("kernel-depends", "provenance")})
+    alphabet = b'{}[]":,0123456789.-+eE \n\\utfnrl'
+    snippets = [b"null", b"1.0", b"-0", b'"x"', b"[]", b"{}", b"\\u00e9", b"\\ud800", b"\xff"]
+    out = []
+    for i in range(count):
+        text = bytearray(base.encode())
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            roll = rng.random()
+            if roll < 0.4 and text:
+                del text[min(at, len(text) - 1)]
+            elif roll < 0.8:
+                text[at:at] = bytes([rng.choice(alphabet)])
+            else:
+                text[at:at] = rng.choice(snippets)
+        out.append((f"mutated-{i}", bytes(text)))
+    return out
+
+
+@pytest.mark.parametrize("documents", [
+    pytest.param(generated_documents, id="field-mutations"),
+    pytest.param(lambda: mutated_documents(2000, 42), id="byte-mutations"),
+])
+def test_metadata_parsing_matches_reference(testtool, tmp_path, documents):
+    documents = documents()
     assert len(documents) > 500
     paths = []
     for i, (_, text) in enumerate(documents):

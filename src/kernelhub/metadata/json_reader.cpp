@@ -41,6 +41,107 @@ std::string strip_exception_prefix(std::string message) {
   return message;
 }
 
+constexpr std::string_view k_replacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+int hex_digit(char c) {
+  return (c >= '0' && c <= '9') ? c - '0'
+         : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+         : (c >= 'A' && c <= 'F') ? c - 'A' + 10
+                                  : -1;
+}
+
+// The code unit of the "\uXXXX" escape at `text[i]`, or -1.
+int escape_unit(std::string_view text, std::size_t i) {
+  if (i + 6 > text.size() || text[i] != '\\' || text[i + 1] != 'u') {
+    return -1;
+  }
+  int unit = 0;
+  for (std::size_t k = i + 2; k < i + 6; ++k) {
+    const int digit = hex_digit(text[k]);
+    if (digit < 0) {
+      return -1;
+    }
+    unit = unit * 16 + digit;
+  }
+  return unit;
+}
+
+// Length of the valid UTF-8 sequence at `text[i]`, or 0.
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
+                             : (lead >> 3) == 0x1E                 ? 4
+                                                                   : 0;
+  if (length == 0 || i + length > text.size()) {
+    return 0;
+  }
+  std::uint32_t cp = length == 1 ? lead : lead & (0x7Fu >> length);
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto byte = static_cast<unsigned char>(text[i + k]);
+    if ((byte & 0xC0) != 0x80) {
+      return 0;
+    }
+    cp = (cp << 6) | (byte & 0x3F);
+  }
+  static constexpr std::uint32_t k_min[] = {0, 0, 0x80, 0x800, 0x10000};
+  const bool valid = cp >= k_min[length] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+  return valid ? length : 0;
+}
+
+// serde_json skips the strings of keys it ignores without checking them, so invalid UTF-8 and
+// lone surrogate escapes there are accepted; nlohmann rejects both anywhere. Inside strings,
+// this replaces them with U+FFFD and says whether it did; string values and keys that are
+// actually read are then checked for U+FFFD (see JsonReader::string).
+bool replace_unchecked_string_content(std::string& text) {
+  std::string out;
+  bool replaced = false;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (!in_string) {
+      in_string = c == '"';
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+      out += c;
+      ++i;
+    } else if (c == '\\' && i + 1 < text.size() && text[i + 1] == 'u') {
+      const int unit = escape_unit(text, i);
+      const int next = escape_unit(text, i + 6);
+      const bool high = unit >= 0xD800 && unit <= 0xDBFF;
+      const bool low = unit >= 0xDC00 && unit <= 0xDFFF;
+      if (high && next >= 0xDC00 && next <= 0xDFFF) {
+        out.append(text, i, 12);
+        i += 12;
+      } else if (high || low) {
+        out += "\\uFFFD";
+        replaced = true;
+        i += 6;
+      } else {
+        out += c;
+        ++i;
+      }
+    } else if (c == '\\') {
+      out.append(text, i, std::min<std::size_t>(2, text.size() - i));
+      i += 2;
+    } else if (const auto length = utf8_length(text, i); length > 0) {
+      out.append(text, i, length);
+      i += length;
+    } else {
+      out += k_replacement;
+      replaced = true;
+      ++i;
+    }
+  }
+  if (replaced) {
+    text = std::move(out);
+  }
+  return replaced;
+}
+
 // Tracks where the parser is, to record every object's keys with repeats: nlohmann's DOM keeps
 // only the last of repeated keys, which would hide the "duplicate field" serde reports.
 class KeyRecorder {
@@ -107,8 +208,10 @@ JsonReader::JsonReader(std::string_view text, std::string file_name, util::Diagn
     m_sink.error({m_file_name, 1, 1}, "unexpected byte order mark", "save the file without a BOM");
     return;
   }
+  std::string sanitized(text);
+  m_replaced_content = replace_unchecked_string_content(sanitized);
   try {
-    m_root = json::parse(text, KeyRecorder(m_keys));
+    m_root = json::parse(sanitized, KeyRecorder(m_keys));
     m_parsed = true;
   } catch (const json::parse_error& e) {
     // `byte` is 1-based and points just past the offending character.
@@ -143,7 +246,19 @@ bool JsonReader::expect_object(const json& value, const std::string& path) {
     type_error(value, path, "an object");
     return false;
   }
+  // serde reads the keys of the objects it looks at, so they must be valid text.
+  for (const auto& key : keys_at(path)) {
+    if (!is_checked_text(key)) {
+      error(path, fmt::format("invalid key {}: invalid UTF-8 or a lone surrogate escape",
+                              json(key).dump()));
+      return false;
+    }
+  }
   return true;
+}
+
+bool JsonReader::is_checked_text(std::string_view text) const {
+  return !m_replaced_content || text.find(k_replacement) == std::string_view::npos;
 }
 
 const std::vector<std::string>& JsonReader::keys_at(const std::string& path) const {
@@ -184,6 +299,10 @@ const json* JsonReader::member(const json& object, const std::string& path,
 std::optional<std::string> JsonReader::string(const json& value, const std::string& path) {
   if (!value.is_string()) {
     type_error(value, path, "a string");
+    return std::nullopt;
+  }
+  if (!is_checked_text(value.get_ref<const std::string&>())) {
+    error(path, "invalid string: invalid UTF-8 or a lone surrogate escape");
     return std::nullopt;
   }
   return value.get<std::string>();

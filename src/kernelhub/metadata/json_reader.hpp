@@ -62,11 +62,14 @@ class JsonReader {
 
  private:
   void type_error(const nlohmann::json& value, const std::string& path, std::string_view expected);
+  // False for text that held invalid UTF-8 or a lone surrogate before parsing (see the .cpp).
+  bool is_checked_text(std::string_view text) const;
 
   std::string m_file_name;
   util::DiagnosticSink& m_sink;
   nlohmann::json m_root;
   bool m_parsed = false;
+  bool m_replaced_content = false;
   std::size_t m_errors = 0;
   std::map<std::string, std::vector<std::string>> m_keys;
 };

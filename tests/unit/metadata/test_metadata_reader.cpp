@@ -213,3 +213,22 @@ TEST(MetadataReader, JoinsProblemsIntoOneMessage) {
             "build/metadata.json: missing required key \"name\"\n"
             "build/metadata.json: missing required key \"license\"");
 }
+
+TEST(MetadataReader, ChecksTextOnlyWhereSerdeReadsIt) {
+  const auto text = minimal().dump();
+  const auto with_extra = [&](std::string_view extra) {
+    return text.substr(0, text.size() - 1) + "," + std::string(extra) + "}";
+  };
+  // Skipped values may hold lone surrogates and invalid UTF-8; keys and read values may not.
+  EXPECT_TRUE(problems(with_extra("\"u\":\"\\ud800\"")).empty());
+  EXPECT_TRUE(problems(with_extra("\"u\":{\"k\":[\"\xff\"]}")).empty());
+  EXPECT_TRUE(problems(with_extra("\"u\":\"\\ud83d\\ude00\"")).empty());
+  EXPECT_EQ(problems(with_extra("\"\\ud800\":1")),
+            std::vector<std::string>{"invalid key \"\xEF\xBF\xBD\": invalid UTF-8 or a lone surrogate escape"});
+  auto bad_license = text;
+  bad_license.replace(bad_license.find("apache-2.0"), 10, "\\udc00");
+  EXPECT_EQ(problems(bad_license),
+            std::vector<std::string>{"license: invalid string: invalid UTF-8 or a lone surrogate escape"});
+  EXPECT_FALSE(parse_metadata(with_extra("\"u\":\"\\uZZZZ\"")));
+  EXPECT_FALSE(parse_metadata(with_extra("\"u\":\"\x01\"")));
+}
