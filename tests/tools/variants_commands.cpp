@@ -76,17 +76,8 @@ json resolve_case(const json& input) {
   }
   system.backend = *selected;
 
-  std::vector<Variant> variants;
-  json skipped = json::array();
-  for (const auto& name : input.at("variants")) {
-    auto parsed = parse_variant(name.get<std::string>());
-    if (parsed) {
-      variants.push_back(std::move(*parsed));
-    } else {
-      skipped.push_back(name);
-    }
-  }
-  const auto resolution = resolve_variants(system, variants);
+  const auto names = input.at("variants").get<std::vector<std::string>>();
+  const auto resolution = resolve_variant_names(system, names);
   json trace = json::array();
   for (const auto& decision : resolution.trace) {
     trace.push_back({{"variant", to_string(decision.variant)},
@@ -97,7 +88,7 @@ json resolve_case(const json& input) {
           {"trace", trace},
           {"text", render_trace(resolution.trace)},
           {"warning", resolution.warning ? json(*resolution.warning) : json()},
-          {"skipped", skipped}};
+          {"skipped", resolution.skipped}};
 }
 
 }  // namespace

@@ -209,6 +209,22 @@ Resolution resolve_variants(const SystemInfo& system, std::span<const Variant> v
   return resolution;
 }
 
+Resolution resolve_variant_names(const SystemInfo& system, std::span<const std::string> names) {
+  std::vector<Variant> variants;
+  std::vector<std::string> skipped;
+  for (const auto& name : names) {
+    auto parsed = parse_variant(name);
+    if (parsed) {
+      variants.push_back(std::move(*parsed));
+    } else {
+      skipped.push_back(name);
+    }
+  }
+  auto resolution = resolve_variants(system, variants);
+  resolution.skipped = std::move(skipped);
+  return resolution;
+}
+
 std::string render_trace(std::span<const Decision> decisions) {
   const auto sorted = sort_decisions({decisions.begin(), decisions.end()});
   const Variant* best = !sorted.empty() && sorted.front().accepted() ? &sorted.front().variant : nullptr;

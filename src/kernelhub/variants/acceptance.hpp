@@ -30,6 +30,8 @@ struct Resolution {
   // Set on a free-threaded Python < 3.15, where the reference logs this warning and leaves
   // every arch variant out of the trace entirely.
   std::optional<std::string> warning;
+  // Names that did not parse, in input order; the reference skips these without a decision.
+  std::vector<std::string> skipped;
 
   const Variant* best() const;
 };
@@ -49,6 +51,10 @@ std::vector<Decision> sort_decisions(std::vector<Decision> decisions);
 
 // check_variants then sort_decisions (the reference's `_resolve_variant_for_system`).
 Resolution resolve_variants(const SystemInfo& system, std::span<const Variant> variants);
+
+// Parses `names` (skipping those that do not parse, as the reference does for a local
+// directory listing) and resolves the rest.
+Resolution resolve_variant_names(const SystemInfo& system, std::span<const std::string> names);
 
 // The reference's `variants_trace_str`: one line per decision in the given order, the most
 // preferred accepted variant (and any equal to it) marked "compatible, preferred ✅".

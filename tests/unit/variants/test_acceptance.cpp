@@ -181,3 +181,19 @@ TEST(SelectBackend, AcceptsCpuOrTheDetectedBackend) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Acceptance, NamesThatDoNotParseAreSkipped) {
+  using namespace kernelhub::variants;
+  SystemInfo system;
+  system.torch_version = ReleaseVersion::parse("2.12").value();
+  const std::vector<std::string> names = {"torch-cpu", "torch2-cpu-x86_64-linux", "junk",
+                                          "torch212-cpu-x86_64-linux"};
+  const auto resolution = resolve_variant_names(system, names);
+  EXPECT_EQ(resolution.skipped, (std::vector<std::string>{"torch2-cpu-x86_64-linux", "junk"}));
+  EXPECT_EQ(render_trace(resolution.trace),
+            "torch212-cpu-x86_64-linux compatible, preferred ✅\ntorch-cpu compatible ✅");
+}
+
+}  // namespace
