@@ -97,15 +97,15 @@ std::optional<KernelDependency> read_kernel_dependency(ReadContext& ctx, const t
   reader.finish();
   const bool has_version = reader.has("version");
   const bool has_revision = reader.has("revision");
+  // Named by its repo-id, or by its position when that is missing too.
+  const auto what = dependency.repo_id.empty()
+                        ? fmt::format("\"{}\"", path)
+                        : fmt::format("kernel dependency \"{}\"", dependency.repo_id);
   if (has_version && has_revision) {
-    ctx.error(node.source(),
-              fmt::format("kernel dependency \"{}\" sets both \"version\" and \"revision\"",
-                          dependency.repo_id),
+    ctx.error(node.source(), fmt::format("{} sets both \"version\" and \"revision\"", what),
               "keep one: \"version\" follows a major version, \"revision\" pins a git revision");
   } else if (!has_version && !has_revision) {
-    ctx.error(node.source(),
-              fmt::format("kernel dependency \"{}\" needs a \"version\" or a \"revision\"",
-                          dependency.repo_id),
+    ctx.error(node.source(), fmt::format("{} needs a \"version\" or a \"revision\"", what),
               "add version = <major version> or revision = \"<git revision>\"");
   }
   if (ctx.error_count() != errors) {
