@@ -439,6 +439,20 @@ def generic_cases():
         "[torch]\nsrc = []\n[kernel]\na = { backend = \"cuda\", depends = [], src = [] }\n",
     ]):
         yield Case(f"toml-spelling-{i}", head.replace("version = 1", "version = 1\nedition = 5") + body)
+    # TOML 1.1 features and control characters: both parsers implement TOML 1.0 and refuse them.
+    v5_head = head.replace("version = 1", "version = 1\nedition = 5")
+    for i, body in enumerate([
+        'upstream = "\\e"\n[torch]\n',
+        '[general.hub]\nrepo-id = "\\x41"\n[torch]\n',
+        '[torch]\n[kernel]\nk = { backend = "cuda",\n depends = [], src = [] }\n',
+        '[torch]\n[kernel]\nk = { backend = "cuda", depends = [], src = [], }\n',
+        '[torch]\n[kernel.é]\nbackend = "cuda"\ndepends = []\nsrc = []\n',
+        '[general.hub]\nrepo-id = "a\x01b"\n[torch]\n',
+        '[general.hub]\nrepo-id = "a\x7fb"\n[torch]\n',
+        '[torch]\rsrc = []\n',
+    ]):
+        yield Case(f"toml-1.1-or-control-{i}", v5_head + body)
+    yield Case("integer-too-large", v5_head.replace("version = 1", "version = 99999999999999999999") + "[torch]\n")
     yield Case("crlf-file", (head + "edition = 5\n[torch]\n").replace("\n", "\r\n"))
     yield Case("bom-file", "\ufeff" + head + "edition = 5\n[torch]\n")
 
