@@ -79,8 +79,10 @@ util::Expected<std::vector<fs::path>> libraries_to_check(const std::vector<fs::p
     std::error_code error;
     if (fs::is_directory(path, error)) {
       for (const auto& variant : KH_TRY(discover_variants(path))) {
-        auto found = find_libraries(variant);
-        libraries.insert(libraries.end(), found.begin(), found.end());
+        for (const auto& library : find_libraries(variant)) {
+          // "./build/v/x.so" reads better as "build/v/x.so" when DIR defaulted to ".".
+          libraries.push_back(library.lexically_normal());
+        }
       }
     } else if (fs::exists(path, error)) {
       libraries.push_back(path);
