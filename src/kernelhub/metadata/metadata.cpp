@@ -88,8 +88,9 @@ std::string to_json(const Metadata& metadata) {
   if (metadata.provenance) {
     out["provenance"] = provenance_json(*metadata.provenance);
   }
-  // Non-ASCII stays as UTF-8, as serde_json writes it.
-  return out.dump(2) + "\n";
+  // Non-ASCII stays as UTF-8, as serde_json writes it; invalid UTF-8 (a non-UTF-8 file name in
+  // a digest) becomes U+FFFD, as the reference's lossy path conversion does.
+  return out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 util::Expected<void> write_metadata_file(const std::filesystem::path& path,

@@ -12,6 +12,9 @@ namespace kernelhub::types {
 // dashes become underscores.
 class KernelName {
  public:
+  // An empty placeholder, so that aggregates holding a name (BuildConfig, Metadata) can be
+  // default-constructed; it is not a valid name, and only parse() makes valid ones.
+  KernelName() = default;
   static util::Expected<KernelName> parse(std::string_view text);
   static bool is_valid(std::string_view text);
 

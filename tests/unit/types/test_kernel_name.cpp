@@ -17,3 +17,8 @@ TEST(KernelName, RejectsBadNames) {
     EXPECT_FALSE(KernelName::parse(bad)) << bad;
   }
 }
+
+TEST(KernelName, DefaultIsAnEmptyPlaceholder) {
+  EXPECT_EQ(KernelName().str(), "");
+  EXPECT_FALSE(KernelName::is_valid(KernelName().str()));
+}
