@@ -56,13 +56,15 @@ def testtool() -> Path:
     """kernelhub-testtool (tests/tools): runs library functions for the differential tests.
 
     Found via KERNELHUB_TESTTOOL, else beside KERNELHUB_BIN_DIR's build tree (whose cli dir is
-    <build>/src/kernelhub/cli), else in the default build/ directory.
+    <build>/src/kernelhub/cli), else in KERNELHUB_BUILD_DIR (default build/).
     """
     candidates = [os.environ.get("KERNELHUB_TESTTOOL")]
     if os.environ.get("KERNELHUB_BIN_DIR"):
         build = Path(os.environ["KERNELHUB_BIN_DIR"]).parents[2]
         candidates.append(build / "tests" / "tools" / "kernelhub-testtool")
-    candidates.append(REPO_ROOT / "build" / "tests" / "tools" / "kernelhub-testtool")
+    # scripts/test.sh builds into KERNELHUB_BUILD_DIR (default build/).
+    build_dir = Path(os.environ.get("KERNELHUB_BUILD_DIR", "build"))
+    candidates.append((REPO_ROOT / build_dir) / "tests" / "tools" / "kernelhub-testtool")
     for candidate in candidates:
         if candidate and Path(candidate).exists():
             return Path(candidate)
