@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <kernelhub/config/general_reader.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-
-#include <fmt/format.h>
-
+#include <kernelhub/config/general_reader.hpp>
 #include <kernelhub/util/did_you_mean.hpp>
 
 namespace kernelhub::config::detail {
@@ -60,10 +58,9 @@ void check_python_dependency(ReadContext& ctx, const toml::node& node, const std
               "remove this python-depends list");
     return;
   }
-  const auto message =
-      scope ? fmt::format("unknown python dependency \"{}\" for backend \"{}\"", name,
-                          types::to_string(*scope))
-            : fmt::format("unknown python dependency \"{}\"", name);
+  const auto message = scope ? fmt::format("unknown python dependency \"{}\" for backend \"{}\"",
+                                           name, types::to_string(*scope))
+                             : fmt::format("unknown python dependency \"{}\"", name);
   if (const auto elsewhere = other_scope(name, scope)) {
     ctx.error(node.source(), message,
               fmt::format("\"{}\" is allowed in {}: list it there", name, scope_table(*elsewhere)));
@@ -164,9 +161,10 @@ std::optional<types::KernelName> read_kernel_name(TableReader& table, std::strin
   const auto corrected = corrected_name(*text);
   auto hint = types::KernelName::is_valid(corrected)
                   ? fmt::format("did you mean \"{}\"?", corrected)
-                  : std::string("a name is lowercase letters, digits and dashes, starts with a "
-                                "letter, ends with a letter or digit and has at least two "
-                                "characters (for example \"my-kernel\", \"relu2d\")");
+                  : std::string(
+                        "a name is lowercase letters, digits and dashes, starts with a "
+                        "letter, ends with a letter or digit and has at least two "
+                        "characters (for example \"my-kernel\", \"relu2d\")");
   table.context().error(table.table().get(key)->source(),
                         fmt::format("invalid kernel name \"{}\"", *text), std::move(hint));
   return std::nullopt;
@@ -206,8 +204,8 @@ std::optional<std::vector<types::Backend>> read_backends(TableReader& table, std
       ok = false;
       continue;
     }
-    const auto backend = types::k_all_backends[static_cast<std::size_t>(
-        it - types::k_backend_names.begin())];
+    const auto backend =
+        types::k_all_backends[static_cast<std::size_t>(it - types::k_backend_names.begin())];
     if (std::find(backends.begin(), backends.end(), backend) != backends.end()) {
       ctx.warning(node.source(), fmt::format("duplicate backend \"{}\"", name),
                   "list each backend once");
@@ -289,7 +287,8 @@ General read_general(TableReader& root, const EditionSchema& schema) {
   if (schema.source) {
     general.source = read_git_url(reader, "source");
   }
-  general.backends = read_backends(reader, "backends", Need::required).value_or(std::vector<types::Backend>{});
+  general.backends =
+      read_backends(reader, "backends", Need::required).value_or(std::vector<types::Backend>{});
   if (schema.kernel_depends) {
     general.kernel_depends = read_kernel_depends(reader);
   }
@@ -308,8 +307,7 @@ General read_general(TableReader& root, const EditionSchema& schema) {
   reader.finish([&](std::string_view key, const toml::key& where) {
     if ((key == "kernel-depends" && !schema.kernel_depends) ||
         (key == "tpu" && !schema.general_tpu)) {
-      ctx.error(where.source(), fmt::format("\"{}\" needs edition 5", key),
-                needs_edition_hint(5));
+      ctx.error(where.source(), fmt::format("\"{}\" needs edition 5", key), needs_edition_hint(5));
       return true;
     }
     return false;

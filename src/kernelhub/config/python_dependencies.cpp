@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <kernelhub/config/python_dependencies.hpp>
-
-#include <cstdlib>
-#include <cstdio>
-
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <kernelhub/config/python_dependencies.hpp>
 #include <kernelhub/util/embedded_file.hpp>
+#include <nlohmann/json.hpp>
 
 namespace kernelhub::config {
 
@@ -18,7 +16,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-util::Expected<std::vector<PythonPackage>> parse_packages(const Json& json, const std::string& where) {
+util::Expected<std::vector<PythonPackage>> parse_packages(const Json& json,
+                                                          const std::string& where) {
   if (!json.is_array()) {
     return util::fail(fmt::format("{}: expected an array of packages", where));
   }
@@ -43,7 +42,8 @@ util::Expected<PythonDependencies> PythonDependencies::parse(std::string_view te
   if (json.is_discarded() || !json.is_object()) {
     return util::fail("python dependencies: not a JSON object");
   }
-  const auto read_table = [](const Json& object, const std::string& where) -> util::Expected<Table> {
+  const auto read_table = [](const Json& object,
+                             const std::string& where) -> util::Expected<Table> {
     if (!object.is_object()) {
       return util::fail(fmt::format("{}: expected an object", where));
     }
@@ -90,7 +90,7 @@ const PythonDependencies::Table* PythonDependencies::table(PythonDependencyScope
 }
 
 const std::vector<PythonPackage>* PythonDependencies::find(PythonDependencyScope scope,
-                                                          std::string_view name) const {
+                                                           std::string_view name) const {
   const auto* entries = table(scope);
   if (entries == nullptr) {
     return nullptr;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Valid edition-5 files: every section read into the model, with locations.
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "reader_test_support.hpp"
 
@@ -83,7 +83,9 @@ sycl-flags = ["-fsycl"]
 
 TEST(BuildConfigReader, ReadsEveryEdition5Field) {
   const auto outcome = read_toml(k_full);
-  ASSERT_TRUE(outcome.loaded) << (outcome.diagnostics.empty() ? "" : util::render(outcome.diagnostics[0]));
+  ASSERT_TRUE(outcome.loaded) << (outcome.diagnostics.empty()
+                                      ? ""
+                                      : util::render(outcome.diagnostics[0]));
   EXPECT_TRUE(outcome.diagnostics.empty());
   const auto& loaded = *outcome.loaded;
   EXPECT_EQ(loaded.source_edition, 5);
@@ -107,8 +109,9 @@ TEST(BuildConfigReader, ReadsEveryEdition5Field) {
   ASSERT_TRUE(g.cuda);
   EXPECT_EQ(g.cuda->minver, Version({12, 6}));
   EXPECT_EQ(g.cuda->maxver, Version({13}));
-  EXPECT_EQ(*g.cuda->kernel_depends,
-            (std::vector<KernelDependency>{{"kernels-community/cutlass-utils", std::nullopt, "abc123"}}));
+  EXPECT_EQ(
+      *g.cuda->kernel_depends,
+      (std::vector<KernelDependency>{{"kernels-community/cutlass-utils", std::nullopt, "abc123"}}));
   EXPECT_EQ(g.cuda->python_depends, std::vector<std::string>{"nvidia-cutlass-dsl"});
   EXPECT_EQ(g.neuron->python_depends, std::vector<std::string>{"nki"});
   EXPECT_EQ(g.xpu->python_depends, std::vector<std::string>{"onednn"});
@@ -209,9 +212,9 @@ TEST(BuildConfigReader, AcceptsWhatTheReferenceAccepts) {
   // Each line is a quirk of the reference's parser that real files may rely on.
   const std::string base = std::string(testing::k_general5);
   for (const std::string extra : {
-           std::string("[general.cuda]\nminver = \" 12.8 \"\n"),   // versions are trimmed
-           std::string("[general.cuda]\nminver = \"+12.8\"\n"),    // usize accepts a '+'
-           std::string("[general.cuda]\nminver = \"12.0\"\n"),     // two parts, normalised
+           std::string("[general.cuda]\nminver = \" 12.8 \"\n"),  // versions are trimmed
+           std::string("[general.cuda]\nminver = \"+12.8\"\n"),   // usize accepts a '+'
+           std::string("[general.cuda]\nminver = \"12.0\"\n"),    // two parts, normalised
            std::string("[torch.stable-abi]\n"),                   // an empty table
            std::string("[kernel.\"Any Name!\"]\nbackend = \"cuda\"\ndepends = []\nsrc = []\n"),
        }) {
@@ -257,14 +260,12 @@ TEST(LoadBuildConfig, ReadsBuildTomlFromADirectory) {
 
 TEST(LoadBuildConfig, ExplainsWhatIsMissing) {
   util::DiagnosticCollector sink;
-  EXPECT_EQ(load_build_config("nowhere", sink).error().message,
-            "\"nowhere\" is not a directory");
+  EXPECT_EQ(load_build_config("nowhere", sink).error().message, "\"nowhere\" is not a directory");
   std::filesystem::create_directory("empty");
   EXPECT_EQ(load_build_config("empty", sink).error().message, "no build.toml in \"empty\"");
   std::filesystem::create_directory("broken");
   std::ofstream("broken/build.toml") << "[general]\n";
-  EXPECT_EQ(load_build_config("broken", sink).error().message,
-            "\"broken/build.toml\" has errors");
+  EXPECT_EQ(load_build_config("broken", sink).error().message, "\"broken/build.toml\" has errors");
   EXPECT_TRUE(sink.has_errors());
 }
 

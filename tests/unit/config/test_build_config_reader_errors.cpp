@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Invalid build.toml files, one problem each: the exact message, hint and position reported.
-#include <string>
-
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "reader_test_support.hpp"
 
@@ -29,10 +29,13 @@ std::string g5(std::string_view extra_general_lines = {}) {
 // A file with [general] lines 1-6, then `extra` (starting on line 7) and [torch].
 std::string with_general(std::string_view extra) { return g5(extra) + std::string(k_torch); }
 // [general] and [torch] on lines 1-8, then `rest` from line 9.
-std::string with_tail(std::string_view rest) { return g5() + std::string(k_torch) + std::string(rest); }
+std::string with_tail(std::string_view rest) {
+  return g5() + std::string(k_torch) + std::string(rest);
+}
 // The same with a cuda kernel [kernel.relu] on lines 9-12, then `extra` from line 13.
 std::string with_kernel(std::string_view extra) {
-  return with_tail("[kernel.relu]\nbackend = \"cuda\"\ndepends = [\"torch\"]\nsrc = [\"relu.cu\"]\n") +
+  return with_tail(
+             "[kernel.relu]\nbackend = \"cuda\"\ndepends = [\"torch\"]\nsrc = [\"relu.cu\"]\n") +
          std::string(extra);
 }
 
@@ -121,7 +124,8 @@ std::vector<InvalidCase> invalid_cases() {
        10, 19, "unknown python dependency \"einops\" for backend \"cuda\"",
        "\"einops\" is allowed in [general]: list it there"},
       {"python_depends_backend_name_in_general", with_general("python-depends = [\"nki\"]\n"), 7,
-       19, "unknown python dependency \"nki\"", "\"nki\" is allowed in [general.neuron]: list it there"},
+       19, "unknown python dependency \"nki\"",
+       "\"nki\" is allowed in [general.neuron]: list it there"},
       {"python_depends_tpu", with_tail("[general.tpu]\npython-depends = [\"jax\"]\n"), 10, 19,
        "no python dependencies are defined for backend \"tpu\"", "remove this python-depends list"},
       {"python_depends_far_off", with_general("python-depends = [\"numpy\"]\n"), 7, 19,
@@ -155,24 +159,25 @@ std::vector<InvalidCase> invalid_cases() {
       {"noarch_unknown_key", g5() + "[torch-noarch]\nsrc = []\n", 8, 1,
        "unknown key \"src\" in [torch-noarch]", ""},
       {"noarch_both_spellings",
-       g5() + "[torch-noarch]\ncuda_capabilities = [\"8.0\"]\ncuda-capabilities = [\"9.0\"]\n", 9, 21,
-       "\"cuda-capabilities\" and \"cuda_capabilities\" are the same key in [torch-noarch]",
+       g5() + "[torch-noarch]\ncuda_capabilities = [\"8.0\"]\ncuda-capabilities = [\"9.0\"]\n", 9,
+       21, "\"cuda-capabilities\" and \"cuda_capabilities\" are the same key in [torch-noarch]",
        "keep one of them"},
       {"tvm_ffi_without_src", g5() + "[tvm-ffi]\ninclude = []\n", 7, 1,
        "missing required key \"src\" in [tvm-ffi]", ""},
       // Kernels
-      {"kernel_unknown_backend", replace(with_kernel(""), "\"cuda\"\ndepends", "\"cudaa\"\ndepends"),
-       10, 11, "unknown kernel backend \"cudaa\"", "did you mean \"cuda\"?"},
-      {"kernel_noarch_backend", replace(with_kernel(""), "\"cuda\"\ndepends", "\"tpu\"\ndepends"), 10,
-       11, "backend \"tpu\" has no native kernels",
+      {"kernel_unknown_backend",
+       replace(with_kernel(""), "\"cuda\"\ndepends", "\"cudaa\"\ndepends"), 10, 11,
+       "unknown kernel backend \"cudaa\"", "did you mean \"cuda\"?"},
+      {"kernel_noarch_backend", replace(with_kernel(""), "\"cuda\"\ndepends", "\"tpu\"\ndepends"),
+       10, 11, "backend \"tpu\" has no native kernels",
        "tpu kernels are Python only: remove [kernel.relu] and use [torch-noarch]"},
       {"kernel_key_of_other_backend", with_kernel("rocm-archs = [\"gfx942\"]\n"), 13, 1,
        "key \"rocm-archs\" is for rocm kernels, but [kernel.relu] has backend \"cuda\"",
        "remove it, or move it to a kernel with backend = \"rocm\""},
       {"kernel_missing_src", replace(with_kernel(""), "src = [\"relu.cu\"]\n", ""), 9, 1,
        "missing required key \"src\" in [kernel.relu]", ""},
-      {"kernel_unknown_dependency", replace(with_kernel(""), "[\"torch\"]", "[\"cutlass_3_7\"]"), 11,
-       12, "unknown dependency \"cutlass_3_7\"", "did you mean \"cutlass_3_5\"?"},
+      {"kernel_unknown_dependency", replace(with_kernel(""), "[\"torch\"]", "[\"cutlass_3_7\"]"),
+       11, 12, "unknown dependency \"cutlass_3_7\"", "did you mean \"cutlass_3_5\"?"},
       {"kernel_dependency_wrong_case", replace(with_kernel(""), "[\"torch\"]", "[\"Torch\"]"), 11,
        12, "unknown dependency \"Torch\"", "did you mean \"torch\"?"},
       {"kernel_not_a_table", with_tail("[kernel]\nrelu = 1\n"), 10, 8,
@@ -235,19 +240,19 @@ TEST(InvalidBuildTomlSyntax, ReportsDuplicateKeys) {
 TEST(InvalidBuildToml, ReportsEveryProblemInOneRun) {
   const std::string text =
       "[general]\n"
-      "name = \"Relu\"\n"                  // 2: invalid name
+      "name = \"Relu\"\n"  // 2: invalid name
       "version = 1\n"
       "edition = 5\n"
-      "licence = \"MIT\"\n"                // 5: misspelt key (license is not missing too)
-      "backends = [\"cudaa\"]\n"           // 6: unknown backend
+      "licence = \"MIT\"\n"       // 5: misspelt key (license is not missing too)
+      "backends = [\"cudaa\"]\n"  // 6: unknown backend
       "[torch]\n"
       "src = [\"a.cpp\"]\n"
-      "minver = \"2\"\n"                   // 9: one-part version
+      "minver = \"2\"\n"  // 9: one-part version
       "[kernel.relu]\n"
       "backend = \"cuda\"\n"
-      "depends = [\"torchh\"]\n"           // 12: unknown dependency
+      "depends = [\"torchh\"]\n"  // 12: unknown dependency
       "src = []\n"
-      "hip-flags = []\n";                  // 14: rocm key on a cuda kernel
+      "hip-flags = []\n";  // 14: rocm key on a cuda kernel
   const auto outcome = read_toml(text);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> positions;
   for (const auto& error : outcome.errors()) {
@@ -259,10 +264,10 @@ TEST(InvalidBuildToml, ReportsEveryProblemInOneRun) {
 }
 
 TEST(InvalidBuildToml, NeverThrowsOnOddInput) {
-  for (const std::string text : {std::string("\xff\xfe"), std::string("[[kernel]]\n"),
-                                 std::string("general = []\n"), std::string("kernel = 1\n"),
-                                 std::string("[general]\nedition = 99999999999\n"),
-                                 std::string("[general.edition]\n"), std::string(1, '\0')}) {
+  for (const std::string text :
+       {std::string("\xff\xfe"), std::string("[[kernel]]\n"), std::string("general = []\n"),
+        std::string("kernel = 1\n"), std::string("[general]\nedition = 99999999999\n"),
+        std::string("[general.edition]\n"), std::string(1, '\0')}) {
     EXPECT_NO_THROW({
       const auto outcome = read_toml(text);
       EXPECT_FALSE(outcome.loaded.has_value()) << text;

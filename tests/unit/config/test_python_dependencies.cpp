@@ -45,12 +45,12 @@ TEST(PythonDependencies, RejectsMalformedLists) {
             "python dependencies: not a JSON object");
   EXPECT_EQ(PythonDependencies::parse("{\"general\": {\"x\": {}}}").error().message,
             "general.x: expected an array of packages");
-  EXPECT_EQ(PythonDependencies::parse("{\"general\": {\"x\": [{\"import\": \"x\"}]}}")
-                .error()
-                .message,
-            "general.x: each package needs a \"package\" string");
+  EXPECT_EQ(
+      PythonDependencies::parse("{\"general\": {\"x\": [{\"import\": \"x\"}]}}").error().message,
+      "general.x: each package needs a \"package\" string");
   EXPECT_FALSE(PythonDependencies::parse("{\"backends\": {\"gpu\": {}}}"));
-  const auto ok = PythonDependencies::parse("{\"backends\": {\"cpu\": {\"a\": [{\"package\": \"b\"}]}}}");
+  const auto ok =
+      PythonDependencies::parse("{\"backends\": {\"cpu\": {\"a\": [{\"package\": \"b\"}]}}}");
   ASSERT_TRUE(ok);
   EXPECT_TRUE(ok->names(std::nullopt).empty());
   EXPECT_EQ(ok->find(Backend::cpu, "a")->at(0).package, "b");
