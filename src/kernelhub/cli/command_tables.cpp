@@ -19,6 +19,12 @@ const std::array k_kernel_builder_commands = {
             &declare_list_variants},
     Command{"check-abi", "check built variants against the manylinux, abi3 and Torch ABI rules",
             &declare_check_abi},
+    Command{"create-project", "write the CMake project that builds the kernel (for IDEs)",
+            &declare_create_project},
+    Command{"build", "build the kernel's variants this machine can build into build/",
+            &declare_build},
+    Command{"build-and-copy", "build the kernel's variants into build/ (same as build)",
+            &declare_build_and_copy},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

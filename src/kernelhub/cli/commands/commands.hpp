@@ -12,5 +12,8 @@ void declare_check_config(CLI::App& app, RunState& state);
 void declare_list_variants(CLI::App& app, RunState& state);
 void declare_check_abi(CLI::App& app, RunState& state);
 void declare_generate_docs(CLI::App& app, RunState& state);
+void declare_create_project(CLI::App& app, RunState& state);
+void declare_build(CLI::App& app, RunState& state);
+void declare_build_and_copy(CLI::App& app, RunState& state);
 
 }  // namespace kernelhub::cli::commands

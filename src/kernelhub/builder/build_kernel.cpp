@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/build_kernel.hpp>
+
+#include <algorithm>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include <kernelhub/builder/git_state.hpp>
+#include <kernelhub/builder/variant_assembly.hpp>
+#include <kernelhub/builder/variant_metadata.hpp>
+#include <kernelhub/codegen/create_project.hpp>
+#include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/metadata/kernel_id.hpp>
+
+#include <kernelhub/builder/step.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The OS this builder runs on, as variant names spell it (it builds for its own machine).
+#if defined(__APPLE__)
+constexpr const char* k_host_os = "darwin";
+#elif defined(_WIN32)
+constexpr const char* k_host_os = "windows";
+#else
+constexpr const char* k_host_os = "linux";
+#endif
+
+bool has_backend(const config::BuildConfig& config, types::Backend backend) {
+  const auto& backends = config.general.backends;
+  return std::find(backends.begin(), backends.end(), backend) != backends.end();
+}
+
+// The interpreter as an absolute path (not resolving links, which would leave a venv).
+util::Expected<fs::path> find_python(const std::string& python, CommandRunner& runner) {
+  const auto found = runner.find_program(python);
+  if (!found) {
+    return util::fail(fmt::format(
+        "python \"{}\" was not found; install Python 3 with torch or pass --python PATH", python));
+  }
+  return fs::absolute(*found);
+}
+
+util::Expected<HostTools> detect_host(const config::BuildConfig& config,
+                                      const BuildOptions& options, CommandRunner& runner,
+                                      fs::path& python) {
+  HostTools host;
+  host.os = k_host_os;
+  host.nvcc = runner.find_program("nvcc").has_value();
+  host.hipcc = runner.find_program("hipcc").has_value();
+  host.icpx = runner.find_program("icpx").has_value();
+  // Only a Torch arch cpu build compiles against torch; noarch variants are plain files.
+  if (!std::holds_alternative<config::Torch>(config.framework) ||
+      !has_backend(config, types::Backend::cpu)) {
+    return host;
+  }
+  python = KH_TRY(find_python(options.python, runner));
+  const auto probe = runner.capture({{python.string(), "-c", std::string(torch_probe_script())}, {}});
+  if (!probe) {
+    return util::fail(fmt::format("\"{}\" cannot import torch; install it with `{} -m pip install "
+                                  "torch` or pass --python PATH",
+                                  python.string(), python.string()));
+  }
+  host.torch = KH_TRY(parse_torch_probe(*probe));
+  return host;
+}
+
+util::Expected<void> require_build_tools(CommandRunner& runner) {
+  if (!runner.find_program("cmake")) {
+    return util::fail("cmake was not found in PATH; install CMake 3.22 or newer (`pip install cmake`)");
+  }
+  if (!runner.find_program("ninja")) {
+    return util::fail("ninja was not found in PATH; install Ninja (`pip install ninja`)");
+  }
+  if (!runner.find_program("c++") && !runner.find_program("g++") &&
+      !runner.find_program("clang++")) {
+    return util::fail("no C++ compiler (c++, g++ or clang++) was found in PATH; install g++");
+  }
+  return {};
+}
+
+// The project's _ops.py becomes the variant's.
+codegen::FileSet ops_file(const codegen::FileSet& project, const std::string& python_name) {
+  codegen::FileSet files;
+  if (const auto* ops = project.find(fmt::format("torch-ext/{}/_ops.py", python_name))) {
+    (void)files.add("_ops.py", ops->content);
+  }
+  return files;
+}
+
+struct BuildContext {
+  const config::BuildConfig& config;
+  fs::path kernel_dir;
+  std::string unique_id;
+  std::optional<metadata::GitStatus> kernel_git;
+  const BuildOptions& options;
+  fs::path python;
+};
+
+util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
+                                                const PlannedVariant& planned,
+                                                CommandRunner& runner) {
+  const auto& config = context.config;
+  const auto& torch = std::get<config::Torch>(config.framework);
+  const auto id = KH_TRY(
+      metadata::checked_kernel_id(config.general.name, planned.backend, context.unique_id));
+  const auto work = context.kernel_dir / "build" / ".kernelhub" / planned.name;
+  const auto project = KH_TRY(
+      codegen::create_project(config, context.kernel_dir, context.unique_id, planned.backend));
+  KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
+
+  const bool ccache = runner.find_program("ccache").has_value();
+  for (const auto& command :
+       cmake_commands(work / "project", work / "cmake", context.python.string(), ccache)) {
+    const auto status = KH_TRY(runner.run(command));
+    if (status != 0) {
+      return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
+                                    "output above",
+                                    command.argv.front(), status, planned.name));
+    }
+  }
+  const auto module = work / "cmake" / (id + ".abi3.so");
+  if (!fs::exists(module)) {
+    return util::fail(fmt::format("the build of {} did not produce \"{}\"", planned.name,
+                                  module.string()));
+  }
+
+  VariantContents contents{variant_metadata(config, planned.backend, id, context.kernel_git,
+                                            context.options.builder_version)};
+  contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
+  contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
+  contents.generated = ops_file(project, config.general.name.python_name());
+  contents.native_files = {module};
+  const auto path = KH_TRY(assemble_variant(contents, context.kernel_dir / "build", planned.name));
+  return BuiltVariant{planned.name, planned.backend, id, path};
+}
+
+util::Expected<BuiltVariant> build_noarch_variant(const BuildContext& context,
+                                                  const PlannedVariant& planned) {
+  const auto& config = context.config;
+  const auto id = KH_TRY(
+      metadata::checked_kernel_id(config.general.name, planned.backend, context.unique_id));
+  const auto project = KH_TRY(
+      codegen::create_project(config, context.kernel_dir, context.unique_id, planned.backend));
+  VariantContents contents{variant_metadata(config, planned.backend, id, context.kernel_git,
+                                            context.options.builder_version)};
+  contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
+  contents.copy = VariantContents::Copy::all_files;  // as the reference's build_kernel command
+  contents.generated = ops_file(project, config.general.name.python_name());
+  const auto path = KH_TRY(assemble_variant(contents, context.kernel_dir / "build", planned.name));
+  return BuiltVariant{planned.name, planned.backend, id, path};
+}
+
+std::string describe_skips(const std::vector<SkippedBackend>& skipped) {
+  std::string text;
+  for (const auto& skip : skipped) {
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", types::to_string(skip.backend),
+                        skip.reason);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<Command> cmake_commands(const fs::path& project_dir, const fs::path& build_tree,
+                                    const std::string& python, bool use_ccache) {
+  Command configure{{"cmake", "-S", project_dir.string(), "-B", build_tree.string(), "-G",
+                     "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DPython_EXECUTABLE=" + python},
+                    {}};
+  if (use_ccache) {
+    configure.argv.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+  }
+  return {configure, Command{{"ninja", "-C", build_tree.string()}, {}}};
+}
+
+util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions& options,
+                                         CommandRunner& runner, util::DiagnosticSink& sink) {
+  const auto kernel_dir = fs::absolute(dir).lexically_normal();
+  const auto loaded = KH_TRY(config::load_build_config(kernel_dir, sink));
+  const auto& config = loaded.config;
+
+  const auto git = read_git_state(kernel_dir);
+  metadata::UniqueIdSource source;
+  source.given = options.unique_id;
+  if (git) {
+    source.git_tree_id = git->tree_id;
+    source.git_dirty = git->status.dirty;
+  }
+  BuildContext context{config, kernel_dir, metadata::unique_id(source),
+                       git ? std::optional(git->status) : std::nullopt, options, {}};
+
+  const auto host = KH_TRY(detect_host(config, options, runner, context.python));
+  const auto plan = plan_build(config, host);
+  if (plan.variants.empty()) {
+    return util::fail(fmt::format("nothing can be built on this machine: {}",
+                                  describe_skips(plan.skipped)));
+  }
+  BuildResult result{context.unique_id, {}, plan.skipped};
+  for (const auto& planned : plan.variants) {
+    if (planned.kind == VariantKind::noarch) {
+      result.variants.push_back(KH_TRY(build_noarch_variant(context, planned)));
+    } else {
+      KH_STEP(require_build_tools(runner));
+      result.variants.push_back(KH_TRY(build_arch_variant(context, planned, runner)));
+    }
+  }
+  return result;
+}
+
+}  // namespace kernelhub::builder

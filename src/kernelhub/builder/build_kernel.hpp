@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kernelhub/builder/build_plan.hpp>
+#include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/util/diagnostic.hpp>
+#include <kernelhub/util/expected.hpp>
+
+// `kernel-builder build`: builds the variants of a kernel this machine can build, without Nix,
+// by driving CMake, Ninja and the Torch of a Python environment directly (issue 3).
+//
+// Layout under <kernel dir>/build/:
+//   <variant>/                    the finished variants, as on the Hub (builder.md §8)
+//   .kernelhub/<variant>/project  the generated CMake project (arch variants)
+//   .kernelhub/<variant>/cmake    its CMake build tree, kept for incremental rebuilds
+namespace kernelhub::builder {
+
+struct BuildOptions {
+  std::string python = "python3";           // the interpreter whose torch is built against
+  std::optional<std::string> unique_id;     // overrides the git / random unique id
+  std::string builder_version;              // provenance.kernel-builder.version
+};
+
+struct BuiltVariant {
+  std::string name;
+  types::Backend backend = types::Backend::cpu;
+  std::string id;  // the kernel id; for noarch the id of this backend
+  std::filesystem::path path;
+};
+
+struct BuildResult {
+  std::string unique_id;
+  std::vector<BuiltVariant> variants;
+  std::vector<SkippedBackend> skipped;
+};
+
+// Reads <dir>/build.toml (problems go to `sink`), plans, builds and assembles each variant.
+// Fails naming what to install when python, torch, cmake, ninja or a C++ compiler is
+// missing, and when nothing at all can be built here.
+util::Expected<BuildResult> build_kernel(const std::filesystem::path& dir,
+                                         const BuildOptions& options, CommandRunner& runner,
+                                         util::DiagnosticSink& sink);
+
+// The cmake configure and build commands of one arch variant (pure, for tests and --dry-run).
+std::vector<Command> cmake_commands(const std::filesystem::path& project_dir,
+                                    const std::filesystem::path& build_tree,
+                                    const std::string& python, bool use_ccache);
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/build_plan.hpp>
+
+#include <fmt/format.h>
+
+#include <kernelhub/variants/variant_name.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+// Why an arch backend other than cpu is not built by this kernel-builder on this machine.
+std::string arch_skip_reason(types::Backend backend, const HostTools& host) {
+  switch (backend) {
+    case types::Backend::cuda:
+      if (!host.nvcc) {
+        return "nvcc was not found in PATH; install the CUDA toolkit to build cuda kernels";
+      }
+      return "cuda builds are not implemented by kernel-builder build yet";
+    case types::Backend::rocm:
+      if (!host.hipcc) {
+        return "hipcc was not found in PATH; install ROCm to build rocm kernels";
+      }
+      return "rocm builds are not implemented by kernel-builder build yet";
+    case types::Backend::xpu:
+      if (!host.icpx) {
+        return "icpx was not found in PATH; install the oneAPI DPC++ compiler to build xpu "
+               "kernels";
+      }
+      return "xpu builds are not implemented by kernel-builder build yet";
+    case types::Backend::metal:
+      if (host.os != "darwin") {
+        return fmt::format("metal kernels build only on macOS, this machine runs {}", host.os);
+      }
+      return "metal builds are not implemented by kernel-builder build yet";
+    default:
+      return fmt::format("{} builds are not implemented by kernel-builder build yet",
+                         types::to_string(backend));
+  }
+}
+
+}  // namespace
+
+std::string torch_arch_variant_name(const TorchEnvironment& torch, types::Backend backend) {
+  variants::Variant variant;
+  variant.framework = variants::Framework::torch;
+  variant.framework_version = torch.torch_version;
+  variant.abi_tag = torch.os == "linux" ? variants::AbiTag::cxx11 : variants::AbiTag::none;
+  variant.backend.kind = backend;
+  variant.cpu = torch.cpu;
+  variant.os = torch.os;
+  return variants::to_string(variant);
+}
+
+BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host) {
+  BuildPlan plan;
+  const bool is_torch = std::holds_alternative<config::Torch>(config.framework);
+  for (const auto backend : config.general.backends) {
+    if (config.is_noarch()) {
+      plan.variants.push_back({backend, VariantKind::noarch,
+                               fmt::format("torch-{}", types::to_string(backend))});
+    } else if (!is_torch) {
+      plan.skipped.push_back({backend, "tvm-ffi kernels are not built by kernel-builder build yet"});
+    } else if (backend != types::Backend::cpu) {
+      plan.skipped.push_back({backend, arch_skip_reason(backend, host)});
+    } else if (!host.torch) {
+      plan.skipped.push_back({backend, "no Python with torch was found; pass --python"});
+    } else {
+      plan.variants.push_back(
+          {backend, VariantKind::arch, torch_arch_variant_name(*host.torch, backend)});
+    }
+  }
+  return plan;
+}
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/git_state.hpp>
+
+#include <memory>
+
+#include <git2.h>
+
+namespace kernelhub::builder {
+
+namespace {
+
+// libgit2 keeps global state; one init per process is enough and never undone.
+void ensure_libgit2() {
+  static const int k_initialised = git_libgit2_init();
+  (void)k_initialised;
+}
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* value) const { Free(value); }
+};
+using Repository = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
+using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
+using StatusList = std::unique_ptr<git_status_list, Deleter<git_status_list, git_status_list_free>>;
+
+std::string oid_hex(const git_oid* oid) {
+  char buffer[GIT_OID_HEXSZ + 1] = {};
+  git_oid_tostr(buffer, sizeof buffer, oid);
+  return buffer;
+}
+
+bool tracked_files_changed(git_repository* repo) {
+  git_status_options options = GIT_STATUS_OPTIONS_INIT;
+  options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+  options.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;  // untracked files are not included
+  git_status_list* raw = nullptr;
+  if (git_status_list_new(&raw, repo, &options) != 0) {
+    return true;  // when in doubt, do not claim a clean tree
+  }
+  const StatusList list(raw);
+  return git_status_list_entrycount(list.get()) > 0;
+}
+
+}  // namespace
+
+std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir) {
+  ensure_libgit2();
+  git_repository* raw_repo = nullptr;
+  if (git_repository_open_ext(&raw_repo, dir.c_str(), 0, nullptr) != 0) {
+    return std::nullopt;
+  }
+  const Repository repo(raw_repo);
+  git_oid head{};
+  if (git_reference_name_to_id(&head, repo.get(), "HEAD") != 0) {
+    return std::nullopt;  // unborn branch: nothing committed yet
+  }
+  git_commit* raw_commit = nullptr;
+  if (git_commit_lookup(&raw_commit, repo.get(), &head) != 0) {
+    return std::nullopt;
+  }
+  const CommitPtr commit(raw_commit);
+  auto commit_id = types::GitOid::parse(oid_hex(&head));
+  if (!commit_id) {
+    return std::nullopt;
+  }
+  KernelGitState state{oid_hex(git_commit_tree_id(commit.get())),
+                       metadata::GitStatus{*commit_id, tracked_files_changed(repo.get())}};
+  return state;
+}
+
+}  // namespace kernelhub::builder

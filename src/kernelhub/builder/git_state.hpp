@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <kernelhub/metadata/metadata.hpp>
+
+// The kernel folder's git state, for the kernel id and metadata provenance (builder.md §3).
+// The one place in the builder that talks to libgit2.
+namespace kernelhub::builder {
+
+struct KernelGitState {
+  std::string tree_id;          // HEAD's tree id, full hex
+  metadata::GitStatus status;   // HEAD's commit; dirty when tracked files changed
+};
+
+// Nullopt when `dir` is not inside a git repository or HEAD has no commit yet (a freshly
+// `init`ed kernel): there is then no tree to name the build after. Untracked files and
+// submodules do not make the state dirty.
+std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir);
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/torch_environment.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+// CMake's normalisation of the CPU name in the reference's generate_build_name.
+std::string normalise_cpu(const std::string& machine) {
+  if (machine == "amd64" || machine == "AMD64") {
+    return "x86_64";
+  }
+  if (machine == "arm64" || machine == "ARM64") {
+    return "aarch64";
+  }
+  return machine;
+}
+
+std::optional<std::string> optional_string(const nlohmann::json& json, const char* key) {
+  const auto it = json.find(key);
+  if (it == json.end() || !it->is_string()) {
+    return std::nullopt;
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::string_view torch_probe_script() {
+  return R"(import json, platform
+import torch, torch.utils
+print(json.dumps({
+    "torch": torch.__version__,
+    "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)),
+    "cuda": torch.version.cuda,
+    "hip": getattr(torch.version, "hip", None),
+    "machine": platform.machine(),
+    "system": platform.system().lower(),
+    "cmake_prefix_path": torch.utils.cmake_prefix_path,
+}))
+)";
+}
+
+util::Expected<TorchEnvironment> parse_torch_probe(std::string_view json_text) {
+  const auto json = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) {
+    return util::fail("the torch probe printed no JSON object");
+  }
+  TorchEnvironment env;
+  const auto torch = optional_string(json, "torch");
+  if (!torch) {
+    return util::fail("the torch probe did not report torch.__version__");
+  }
+  // "2.15.0+cu132" -> 2.15: variant names carry major.minor only.
+  const auto first_dot = torch->find('.');
+  const auto second = first_dot == std::string::npos ? std::string::npos
+                                                     : torch->find_first_not_of("0123456789", first_dot + 1);
+  if (first_dot == std::string::npos || first_dot == 0) {
+    return util::fail(fmt::format("cannot read torch version \"{}\"", *torch));
+  }
+  env.torch_version = variants::ReleaseVersion::from_parts(
+      std::string_view(*torch).substr(0, first_dot),
+      std::string_view(*torch).substr(first_dot + 1, second == std::string::npos
+                                                          ? std::string::npos
+                                                          : second - first_dot - 1));
+  env.cxx11_abi = json.value("cxx11_abi", true);
+  env.cuda = optional_string(json, "cuda");
+  env.hip = optional_string(json, "hip");
+  env.cpu = normalise_cpu(optional_string(json, "machine").value_or(""));
+  env.os = optional_string(json, "system").value_or("");
+  env.cmake_prefix_path = optional_string(json, "cmake_prefix_path").value_or("");
+  if (env.cpu.empty() || env.os.empty()) {
+    return util::fail("the torch probe did not report the platform");
+  }
+  return env;
+}
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/variant_assembly.hpp>
+
+#include <algorithm>
+#include <system_error>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <kernelhub/metadata/digest.hpp>
+
+#include <kernelhub/builder/step.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool wanted(const fs::path& relative, const VariantContents& contents) {
+  for (const auto& part : relative) {
+    if (part == "__pycache__") {
+      return false;
+    }
+  }
+  const auto extension = relative.extension().string();
+  if (extension == ".pyc") {
+    return false;
+  }
+  if (contents.copy == VariantContents::Copy::all_files || extension == ".py") {
+    return true;
+  }
+  return !extension.empty() &&
+         std::find(contents.data_extensions.begin(), contents.data_extensions.end(),
+                   extension.substr(1)) != contents.data_extensions.end();
+}
+
+util::Expected<void> copy_into(const fs::path& from, const fs::path& to) {
+  std::error_code error;
+  fs::create_directories(to.parent_path(), error);
+  if (!error) {
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
+  }
+  if (error) {
+    return util::fail(fmt::format("cannot copy \"{}\" to \"{}\": {}", from.string(), to.string(),
+                                  error.message()));
+  }
+  return {};
+}
+
+util::Expected<void> fill_variant(const VariantContents& contents, const fs::path& dir) {
+  for (const auto& relative : package_files(contents.package_dir, contents)) {
+    KH_STEP(copy_into(contents.package_dir / relative, dir / relative));
+  }
+  KH_STEP(codegen::write_file_set(contents.generated, dir, codegen::Overwrite::yes));
+  for (const auto& native : contents.native_files) {
+    KH_STEP(copy_into(native, dir / native.filename()));
+  }
+  auto meta = contents.metadata;
+  meta.digest = KH_TRY(metadata::hash_variant(metadata::DigestAlgorithm::sha256, dir));
+  KH_STEP(metadata::write_metadata_file(dir / "metadata.json", meta));
+  return {};
+}
+
+}  // namespace
+
+std::vector<std::string> package_files(const fs::path& package_dir,
+                                       const VariantContents& contents) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(package_dir, error);
+       !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    if (!it->is_regular_file()) {
+      continue;
+    }
+    const auto relative = it->path().lexically_relative(package_dir);
+    if (wanted(relative, contents)) {
+      files.push_back(relative.generic_string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+util::Expected<fs::path> assemble_variant(const VariantContents& contents,
+                                          const fs::path& build_dir,
+                                          const std::string& variant_name) {
+  const auto target = build_dir / variant_name;
+  const auto staging = build_dir / fmt::format(".{}.tmp-{}", variant_name, getpid());
+  const auto retired = build_dir / fmt::format(".{}.old-{}", variant_name, getpid());
+  std::error_code error;
+  fs::remove_all(staging, error);
+  fs::create_directories(staging, error);
+  if (error) {
+    return util::fail(fmt::format("cannot create \"{}\": {}", staging.string(), error.message()));
+  }
+  if (auto filled = fill_variant(contents, staging); !filled) {
+    fs::remove_all(staging, error);
+    return tl::unexpected(filled.error());
+  }
+  // Two renames: the old variant stays whole until the new one is ready to take its place.
+  if (fs::exists(target)) {
+    fs::rename(target, retired, error);
+    if (error) {
+      fs::remove_all(staging, error);
+      return util::fail(fmt::format("cannot replace \"{}\": {}", target.string(), error.message()));
+    }
+  }
+  fs::rename(staging, target, error);
+  if (error) {
+    return util::fail(fmt::format("cannot move the new variant to \"{}\": {}", target.string(),
+                                  error.message()));
+  }
+  fs::remove_all(retired, error);
+  return target;
+}
+
+}  // namespace kernelhub::builder

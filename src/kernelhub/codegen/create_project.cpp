@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/codegen/create_project.hpp>
+
+#include <utility>
+#include <variant>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/codegen/template_engine.hpp>
+#include <kernelhub/metadata/kernel_id.hpp>
+
+// Runs a step yielding util::Expected<void>, returning its error (KH_TRY needs a value).
+#define KH_STEP(expr)                                            \
+  do {                                                           \
+    if (auto kh_step_result_ = (expr); !kh_step_result_) {       \
+      return tl::unexpected(std::move(kh_step_result_).error()); \
+    }                                                            \
+  } while (false)
+
+namespace kernelhub::codegen {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+util::Expected<std::string> render_project_template(std::string_view path,
+                                                    const nlohmann::json& context) {
+  const auto* file = util::find_embedded(project_template_files(), path);
+  if (file == nullptr) {
+    return util::fail(fmt::format("project template \"{}\" is missing from the binary", path));
+  }
+  return render_template(file->data, std::string(path), context,
+                         TemplateOptions{LstripBlocks::yes, TrailingNewline::keep});
+}
+
+std::string absolute_source(const fs::path& kernel_dir, const std::string& relative) {
+  return cmake_quote((kernel_dir / relative).lexically_normal().generic_string());
+}
+
+nlohmann::json quoted_paths(const fs::path& kernel_dir,
+                            const std::optional<std::vector<std::string>>& paths) {
+  auto out = nlohmann::json::array();
+  for (const auto& path : paths.value_or(std::vector<std::string>{})) {
+    out.push_back(absolute_source(kernel_dir, path));
+  }
+  return out;
+}
+
+// A CMake list (';'-separated) inside a quoted argument, for source properties.
+std::string cmake_list(const std::vector<std::string>& items) {
+  std::string joined;
+  for (const auto& item : items) {
+    if (!joined.empty()) {
+      joined += ';';
+    }
+    joined += item;
+  }
+  const auto quoted = cmake_quote(joined);
+  return quoted.substr(1, quoted.size() - 2);  // the template supplies the quotes
+}
+
+// The per-backend compile definition the kernel's sources test (`#if defined(CPU_KERNEL)`).
+std::string backend_define(types::Backend backend) {
+  switch (backend) {
+    case types::Backend::cuda:
+      return "CUDA_KERNEL USE_CUDA=1";
+    case types::Backend::rocm:
+      return "ROCM_KERNEL USE_ROCM=1";
+    case types::Backend::metal:
+      return "METAL_KERNEL";
+    case types::Backend::xpu:
+      return "XPU_KERNEL USE_XPU";
+    default:
+      return "CPU_KERNEL";
+  }
+}
+
+util::Expected<FileSet> torch_project(const config::BuildConfig& config,
+                                      const config::Torch& torch, const fs::path& kernel_dir,
+                                      std::string_view unique_id, types::Backend backend) {
+  const auto python_name = config.general.name.python_name();
+  const auto ops_name = KH_TRY(metadata::checked_kernel_id(config.general.name, backend, unique_id));
+
+  nlohmann::json context;
+  context["kernel_name"] = config.general.name.str();
+  context["python_name"] = python_name;
+  context["ops_name"] = ops_name;
+  context["backend"] = std::string(types::to_string(backend));
+  context["backend_define"] = backend_define(backend);
+  context["kernel_dir"] = cmake_quote(kernel_dir.lexically_normal().generic_string());
+  context["torch_sources"] = quoted_paths(kernel_dir, torch.src);
+  context["torch_includes"] = quoted_paths(kernel_dir, torch.include);
+  context["torch_cxx_flags"] = cmake_list(torch.cxx_flags.value_or(std::vector<std::string>{}));
+  context["kernels"] = nlohmann::json::array();
+  for (const auto& kernel : config.kernels) {
+    if (kernel.backend != backend) {
+      continue;
+    }
+    std::vector<std::string> includes;
+    for (const auto& include : kernel.include.value_or(std::vector<std::string>{})) {
+      includes.push_back((kernel_dir / include).lexically_normal().generic_string());
+    }
+    nlohmann::json entry;
+    entry["name"] = kernel.name;
+    entry["sources"] = quoted_paths(kernel_dir, kernel.src);
+    entry["includes"] = cmake_list(includes);
+    entry["cxx_flags"] = cmake_list(kernel.cxx_flags.value_or(std::vector<std::string>{}));
+    context["kernels"].push_back(std::move(entry));
+  }
+
+  FileSet files;
+  KH_STEP(files.add("CMakeLists.txt", KH_TRY(render_project_template("CMakeLists.txt", context))));
+  KH_STEP(files.add("torch-ext/registration.h",
+                   KH_TRY(render_project_template("registration.h", context))));
+  KH_STEP(files.add(fmt::format("torch-ext/{}/_ops.py", python_name),
+                   KH_TRY(render_project_template("_ops.py", context))));
+  return files;
+}
+
+util::Expected<FileSet> noarch_project(const config::BuildConfig& config,
+                                       std::string_view unique_id) {
+  const auto python_name = config.general.name.python_name();
+  // Every backend's id must be a valid identifier; checking one checks the shared parts.
+  KH_TRY(metadata::checked_kernel_id(config.general.name, types::Backend::cpu, unique_id));
+  nlohmann::json context;
+  context["python_name"] = python_name;
+  context["unique_id"] = std::string(unique_id);
+  FileSet files;
+  KH_STEP(files.add(fmt::format("torch-ext/{}/_ops.py", python_name),
+                   KH_TRY(render_project_template("_ops_noarch.py", context))));
+  return files;
+}
+
+}  // namespace
+
+std::string cmake_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '\\' || c == '"' || c == '$') {
+      out += '\\';
+    }
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+util::Expected<FileSet> create_project(const config::BuildConfig& config,
+                                       const fs::path& kernel_dir, std::string_view unique_id,
+                                       types::Backend backend) {
+  if (const auto* torch = std::get_if<config::Torch>(&config.framework)) {
+    return torch_project(config, *torch, kernel_dir, unique_id, backend);
+  }
+  if (config.is_noarch()) {
+    return noarch_project(config, unique_id);
+  }
+  return util::fail("tvm-ffi kernels cannot be built by kernel-builder yet");
+}
+
+}  // namespace kernelhub::codegen
+
+#undef KH_STEP

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <kernelhub/codegen/file_set.hpp>
+#include <kernelhub/config/build_config.hpp>
+#include <kernelhub/types/backend.hpp>
+#include <kernelhub/util/embedded_file.hpp>
+#include <kernelhub/util/expected.hpp>
+
+// The build project of a kernel (builder.md §5), rendered from templates/project/ (compiled
+// into the binary). Unlike the reference's create-pyproject, which writes into the kernel's
+// own folder, the project lives apart from the sources and names them by absolute path, so a
+// generated project never mixes with the user's files.
+namespace kernelhub::codegen {
+
+// The embedded templates/project/ folder.
+std::span<const util::EmbeddedFile> project_template_files();
+
+// The project for one backend of a kernel:
+// - [torch]: CMakeLists.txt (one abi3 module `<id>.abi3.so` from the [torch] sources and the
+//   `backend`'s [kernel.*] sources), torch-ext/registration.h and
+//   torch-ext/<python name>/_ops.py bound to `_<python name>_<backend>_<unique_id>`;
+// - [torch-noarch]: torch-ext/<python name>/_ops.py only, which picks the backend at import;
+// - [tvm-ffi]: an error (not supported yet).
+// Source paths in [torch] and [kernel.*] are relative to `kernel_dir`, which should be
+// absolute. A pure function: nothing is read or written.
+util::Expected<FileSet> create_project(const config::BuildConfig& config,
+                                       const std::filesystem::path& kernel_dir,
+                                       std::string_view unique_id,
+                                       types::Backend backend = types::Backend::cpu);
+
+// `text` as one CMake quoted argument ("a\"b", with \, " and $ escaped).
+std::string cmake_quote(std::string_view text);
+
+}  // namespace kernelhub::codegen

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/builder/build_kernel.hpp>
+#include <kernelhub/util/file_io.hpp>
+
+namespace kernelhub::builder {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Replays a build without running anything: `ninja` "compiles" by writing the module file.
+class FakeRunner final : public CommandRunner {
+ public:
+  std::vector<Command> runs;
+  std::set<std::string> programs = {"python3", "cmake", "ninja", "c++"};
+  std::optional<std::string> probe = R"({"torch": "2.15.0", "cxx11_abi": true, "cuda": null,
+      "machine": "x86_64", "system": "linux", "cmake_prefix_path": "/t"})";
+  std::string module_name = "_relu_cpu_abc1234.abi3.so";
+  int ninja_status = 0;
+
+  util::Expected<int> run(const Command& command) override {
+    runs.push_back(command);
+    if (command.argv.front() == "ninja") {
+      if (ninja_status != 0) {
+        return ninja_status;
+      }
+      fs::create_directories(command.argv.at(2));
+      std::ofstream(fs::path(command.argv.at(2)) / module_name) << "not really ELF";
+    }
+    return 0;
+  }
+  std::optional<std::string> capture(const Command& command) override {
+    runs.push_back(command);
+    return probe;
+  }
+  std::optional<fs::path> find_program(const std::string& program) override {
+    if (programs.count(program) == 0) {
+      return std::nullopt;
+    }
+    return fs::path("/usr/bin") / program;
+  }
+};
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+void write_relu_kernel() {
+  write("relu/build.toml", R"([general]
+name = "relu"
+version = 2
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda"]
+python-depends = ["einops"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+pyext = ["py", "json"]
+
+[kernel.relu_cpu]
+backend = "cpu"
+depends = ["torch"]
+src = ["relu_cpu/relu.cpp"]
+)");
+  write("relu/torch-ext/relu/__init__.py", "from ._ops import ops\n");
+  write("relu/torch-ext/relu/layers/__init__.py", "\n");
+  write("relu/torch-ext/relu/table.json", "{}\n");
+  write("relu/torch-ext/relu/notes.txt", "not packaged\n");
+  write("relu/torch-ext/relu/__pycache__/x.cpython-311.pyc", "bytecode");
+}
+
+BuildOptions options_with_id() {
+  BuildOptions options;
+  options.unique_id = "abc1234";
+  options.builder_version = "0.1.0";
+  return options;
+}
+
+TEST(BuildKernel, CpuBuildAssemblesTheVariant) {
+  write_relu_kernel();
+  FakeRunner runner;
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("relu", options_with_id(), runner, sink);
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  ASSERT_EQ(result->variants.size(), 1U);
+  const auto& built = result->variants[0];
+  EXPECT_EQ(built.name, "torch215-cxx11-cpu-x86_64-linux");
+  EXPECT_EQ(built.id, "_relu_cpu_abc1234");
+  ASSERT_EQ(result->skipped.size(), 1U);
+  EXPECT_EQ(result->skipped[0].backend, types::Backend::cuda);
+
+  const auto variant = fs::current_path() / "relu/build/torch215-cxx11-cpu-x86_64-linux";
+  EXPECT_EQ(built.path, variant);
+  std::set<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(variant)) {
+    if (entry.is_regular_file()) {
+      files.insert(entry.path().lexically_relative(variant).generic_string());
+    }
+  }
+  EXPECT_EQ(files, (std::set<std::string>{"__init__.py", "_ops.py", "_relu_cpu_abc1234.abi3.so",
+                                          "layers/__init__.py", "metadata.json", "table.json"}));
+  const auto ops = util::read_file(variant / "_ops.py").value();
+  EXPECT_NE(ops.find("ops = torch.ops._relu_cpu_abc1234"), std::string::npos);
+
+  const auto meta = nlohmann::json::parse(util::read_file(variant / "metadata.json").value());
+  EXPECT_EQ(meta["name"], "relu");
+  EXPECT_EQ(meta["id"], "_relu_cpu_abc1234");
+  EXPECT_EQ(meta["version"], 2);
+  EXPECT_EQ(meta["python-depends"], nlohmann::json::array({"einops"}));
+  EXPECT_EQ(meta["kernel-depends"], nlohmann::json::array());
+  EXPECT_EQ(meta["backend"], nlohmann::json({{"type", "cpu"}}));
+  EXPECT_EQ(meta["digest"]["algorithm"], "sha256");
+  EXPECT_EQ(meta["digest"]["files"].size(), 5U);
+  EXPECT_TRUE(meta["digest"]["files"].contains("_relu_cpu_abc1234.abi3.so"));
+  EXPECT_EQ(meta["provenance"]["kernel-builder"]["version"], "0.1.0");
+  EXPECT_FALSE(meta["provenance"].contains("kernel")) << "not built from git";
+}
+
+TEST(BuildKernel, DrivesCMakeAndNinjaWithTheChosenPython) {
+  write_relu_kernel();
+  FakeRunner runner;
+  runner.programs.insert("ccache");
+  util::DiagnosticCollector sink;
+  ASSERT_TRUE(build_kernel("relu", options_with_id(), runner, sink).has_value());
+  ASSERT_EQ(runner.runs.size(), 3U);  // probe, configure, build
+  EXPECT_EQ(runner.runs[0].argv.at(0), "/usr/bin/python3");
+  const auto& configure = runner.runs[1].argv;
+  const auto work = (fs::current_path() / "relu/build/.kernelhub/torch215-cxx11-cpu-x86_64-linux")
+                        .string();
+  EXPECT_EQ(configure, (std::vector<std::string>{
+                           "cmake", "-S", work + "/project", "-B", work + "/cmake", "-G", "Ninja",
+                           "-DCMAKE_BUILD_TYPE=Release", "-DPython_EXECUTABLE=/usr/bin/python3",
+                           "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"}));
+  EXPECT_EQ(runner.runs[2].argv, (std::vector<std::string>{"ninja", "-C", work + "/cmake"}));
+  EXPECT_TRUE(fs::exists(work + "/project/CMakeLists.txt"));
+  EXPECT_TRUE(fs::exists(work + "/project/torch-ext/registration.h"));
+}
+
+TEST(BuildKernel, AFailedCompileLeavesNoVariantAndKeepsTheOldOne) {
+  write_relu_kernel();
+  FakeRunner runner;
+  util::DiagnosticCollector sink;
+  ASSERT_TRUE(build_kernel("relu", options_with_id(), runner, sink).has_value());
+  const auto variant = fs::path("relu/build/torch215-cxx11-cpu-x86_64-linux");
+  const auto before = util::read_file(variant / "metadata.json").value();
+
+  runner.ninja_status = 1;
+  auto options = options_with_id();
+  options.unique_id = "def5678";
+  const auto result = build_kernel("relu", options, runner, sink);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().message,
+            "`ninja` failed with exit status 1 while building torch215-cxx11-cpu-x86_64-linux; "
+            "see its output above");
+  EXPECT_EQ(util::read_file(variant / "metadata.json").value(), before);
+  for (const auto& entry : fs::directory_iterator("relu/build")) {
+    const auto name = entry.path().filename().string();
+    EXPECT_TRUE(name == ".kernelhub" || name == "torch215-cxx11-cpu-x86_64-linux") << name;
+  }
+}
+
+TEST(BuildKernel, MissingToolsAreNamed) {
+  write_relu_kernel();
+  util::DiagnosticCollector sink;
+  {
+    FakeRunner runner;
+    runner.probe.reset();
+    const auto result = build_kernel("relu", options_with_id(), runner, sink);
+    ASSERT_FALSE(result.has_value());
+    EXPECT_EQ(result.error().message,
+              "\"/usr/bin/python3\" cannot import torch; install it with `/usr/bin/python3 -m pip "
+              "install torch` or pass --python PATH");
+  }
+  {
+    FakeRunner runner;
+    runner.programs.erase("cmake");
+    const auto result = build_kernel("relu", options_with_id(), runner, sink);
+    ASSERT_FALSE(result.has_value());
+    EXPECT_EQ(result.error().message,
+              "cmake was not found in PATH; install CMake 3.22 or newer (`pip install cmake`)");
+  }
+  {
+    FakeRunner runner;
+    runner.programs.erase("python3");
+    const auto result = build_kernel("relu", options_with_id(), runner, sink);
+    ASSERT_FALSE(result.has_value());
+    EXPECT_NE(result.error().message.find("python \"python3\" was not found"), std::string::npos);
+  }
+}
+
+TEST(BuildKernel, NothingBuildableSaysWhy) {
+  write("k/build.toml", R"([general]
+name = "kk"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cuda"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+
+[kernel.kk_cuda]
+backend = "cuda"
+depends = ["torch"]
+src = ["k_cuda/k.cu"]
+)");
+  FakeRunner runner;
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("k", options_with_id(), runner, sink);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().message,
+            "nothing can be built on this machine: cuda: nvcc was not found in PATH; install the "
+            "CUDA toolkit to build cuda kernels");
+}
+
+TEST(BuildKernel, NoarchBuildsOneVariantPerBackend) {
+  write("silu/build.toml", R"([general]
+name = "silu-and-mul"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cpu", "cuda"]
+
+[torch-noarch]
+cuda-capabilities = ["9.0", "8.0"]
+)");
+  write("silu/torch-ext/silu_and_mul/__init__.py", "from ._ops import ops\n");
+  write("silu/torch-ext/silu_and_mul/kernel.txt", "every file is copied\n");
+  FakeRunner runner;
+  runner.programs.clear();  // noarch needs neither python nor compilers
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("silu", options_with_id(), runner, sink);
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  ASSERT_EQ(result->variants.size(), 2U);
+  EXPECT_TRUE(runner.runs.empty());
+  EXPECT_TRUE(fs::exists("silu/build/torch-cpu/kernel.txt"));
+  const auto cuda = nlohmann::json::parse(
+      util::read_file("silu/build/torch-cuda/metadata.json").value());
+  EXPECT_EQ(cuda["id"], "_silu_and_mul_cuda_abc1234");
+  EXPECT_EQ(cuda["backend"]["archs"], nlohmann::json::array({"9.0", "8.0"}));
+  const auto ops = util::read_file("silu/build/torch-cpu/_ops.py").value();
+  EXPECT_NE(ops.find("_OPS_NAME = f\"_silu_and_mul_{get_backend()}_abc1234\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelhub::builder

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+#include <kernelhub/codegen/create_project.hpp>
+#include <kernelhub/config/build_config_reader.hpp>
+
+namespace kernelhub::codegen {
+namespace {
+
+config::BuildConfig parse_config(std::string_view text) {
+  util::DiagnosticCollector sink;
+  auto inspection = config::inspect_build_config(text, "build.toml", sink);
+  EXPECT_TRUE(inspection.loaded.has_value()) << "build.toml did not parse";
+  return inspection.loaded ? inspection.loaded->config : config::BuildConfig{};
+}
+
+constexpr std::string_view k_relu = R"([general]
+name = "relu-op"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"]
+include = ["common"]
+cxx-flags = ["-O3", "-DRELU_FAST"]
+
+[kernel.relu_cpu]
+backend = "cpu"
+depends = ["torch"]
+src = ["relu_cpu/relu.cpp"]
+include = ["relu_cpu/inc"]
+cxx-flags = ["-march=native"]
+
+[kernel.relu_cuda]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_cuda/relu.cu"]
+)";
+
+const std::string& content(const FileSet& files, std::string_view path) {
+  static const std::string missing = "<missing>";
+  const auto* file = files.find(path);
+  return file == nullptr ? missing : file->content;
+}
+
+bool contains(const std::string& text, std::string_view needle) {
+  return text.find(needle) != std::string::npos;
+}
+
+TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  std::vector<std::string> paths;
+  for (const auto& file : files->files()) {
+    paths.push_back(file.path);
+  }
+  EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "torch-ext/registration.h",
+                                             "torch-ext/relu_op/_ops.py"}));
+}
+
+TEST(CreateProject, CMakeListsBuildsAnAbi3ModuleFromTheBackendsSources) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  const auto& cmake = content(*files, "CMakeLists.txt");
+  EXPECT_TRUE(contains(cmake, "set(OPS_NAME \"_relu_op_cpu_abc1234\")"));
+  EXPECT_TRUE(contains(cmake, "set(CMAKE_EXPORT_COMPILE_COMMANDS ON)"));
+  EXPECT_TRUE(contains(cmake, "torch.utils.cmake_prefix_path"));
+  EXPECT_TRUE(contains(cmake, "\"/src/relu/torch-ext/torch_binding.cpp\""));
+  EXPECT_TRUE(contains(cmake, "\"/src/relu/relu_cpu/relu.cpp\""));
+  EXPECT_FALSE(contains(cmake, "relu.cu")) << "the cuda kernel is not part of a cpu build";
+  EXPECT_TRUE(contains(cmake, "${relu_cpu_SRC}"));
+  EXPECT_TRUE(contains(cmake, "SUFFIX \".abi3.so\""));
+  EXPECT_TRUE(contains(cmake, "PREFIX \"\""));
+  EXPECT_TRUE(contains(cmake, "Py_LIMITED_API=0x03090000"));
+  EXPECT_TRUE(contains(cmake, "TORCH_EXTENSION_NAME=${OPS_NAME}"));
+  EXPECT_TRUE(contains(cmake, "CPU_KERNEL"));
+  EXPECT_TRUE(contains(cmake, "-fno-gnu-unique"));
+  EXPECT_TRUE(contains(cmake, "CXX_VISIBILITY_PRESET hidden"));
+  EXPECT_TRUE(contains(cmake, "\"/src/relu/common\""));
+  EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:CXX>:-O3;-DRELU_FAST>"));
+  EXPECT_TRUE(contains(cmake, "INCLUDE_DIRECTORIES \"/src/relu/relu_cpu/inc\""));
+  EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:CXX>:-march=native>"));
+}
+
+TEST(CreateProject, OpsModuleImportsTheNativeModuleAndItsNamespace) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234_dirty");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  const auto& ops = content(*files, "torch-ext/relu_op/_ops.py");
+  EXPECT_TRUE(contains(ops, "from . import _relu_op_cpu_abc1234_dirty\n"));
+  EXPECT_TRUE(contains(ops, "ops = torch.ops._relu_op_cpu_abc1234_dirty\n"));
+  EXPECT_TRUE(contains(ops, "return f\"_relu_op_cpu_abc1234_dirty::{op_name}\""));
+}
+
+TEST(CreateProject, RegistrationHeaderExpandsTheNameMacro) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  const auto& header = content(*files, "torch-ext/registration.h");
+  for (const auto* macro :
+       {"#define TORCH_LIBRARY_EXPAND(NAME, MODULE)", "#define TORCH_LIBRARY_IMPL_EXPAND(",
+        "#define STABLE_TORCH_LIBRARY_EXPAND(", "#define STABLE_TORCH_LIBRARY_IMPL_EXPAND(",
+        "#define REGISTER_EXTENSION(NAME)", "PyModule_Create", "#include <Python.h>"}) {
+    EXPECT_TRUE(contains(header, macro)) << macro;
+  }
+}
+
+TEST(CreateProject, NoarchProjectIsTheRuntimeBackendOps) {
+  const auto files = create_project(parse_config(R"([general]
+name = "silu-and-mul"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda"]
+
+[torch-noarch]
+)"),
+                                    "/src/silu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  ASSERT_EQ(files->files().size(), 1U);
+  const auto& ops = content(*files, "torch-ext/silu_and_mul/_ops.py");
+  EXPECT_TRUE(contains(ops, "_OPS_NAME = f\"_silu_and_mul_{get_backend()}_abc1234\"\n"));
+  EXPECT_TRUE(contains(ops, "ops = getattr(torch.ops, _OPS_NAME)"));
+  EXPECT_TRUE(contains(ops, "def add_op_namespace_prefix(op_name: str) -> str:"));
+}
+
+TEST(CreateProject, RejectsAUniqueIdThatSpoilsTheIdentifier) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "a-b");
+  ASSERT_FALSE(files.has_value());
+  EXPECT_TRUE(contains(files.error().message, "not a valid Python identifier"));
+}
+
+TEST(CreateProject, QuotesPathsForCMake) {
+  EXPECT_EQ(cmake_quote(R"(/a b/"c"/$x\y)"), R"("/a b/\"c\"/\$x\\y")");
+  const auto files = create_project(parse_config(k_relu), "/my dir/$relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  EXPECT_TRUE(
+      contains(content(*files, "CMakeLists.txt"), "\"/my dir/\\$relu/relu_cpu/relu.cpp\""));
+}
+
+}  // namespace
+}  // namespace kernelhub::codegen
