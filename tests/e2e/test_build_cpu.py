@@ -41,6 +41,17 @@ def load_and_run(script):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def assert_reference_reads(variant: Path):
+    """kernels_data reads our metadata.json, and its own hash of the files matches our digest."""
+    import kernels_data as kd
+
+    metadata = kd.Metadata.from_bytes((variant / "metadata.json").read_bytes())
+    ours = json.loads((variant / "metadata.json").read_text())
+    assert metadata.id == ours["id"]
+    assert str(metadata.backend.backend_type) == ours["backend"]["type"]
+    metadata.digest.validate(kd.Digest.hash_variant(kd.DigestAlgorithm.SHA256, variant))
+
+
 def torch_variant():
     out = subprocess.run(
         [str(PYTHON), "-c",
@@ -73,6 +84,7 @@ def test_init_kernel_builds_a_cpu_variant(init_kernel):
     assert metadata["backend"] == {"type": "cpu"}
     assert set(metadata["digest"]["files"]) == {"__init__.py", "_ops.py", f"{kernel_id}.abi3.so"}
     assert not list((kernel_dir / "build").glob(".*tmp*")), "no staging folder is left behind"
+    assert_reference_reads(variant)
 
 
 def test_reference_loader_runs_the_init_kernel(init_kernel):
@@ -138,6 +150,8 @@ def test_noarch_example_builds_every_backend_and_loads(kernel_builder, tmp_path)
     summary = build(kernel_builder, kernel_dir, "--unique-id", "abc1234")
     assert [v["name"] for v in summary["variants"]] == ["torch-cpu", "torch-cuda"]
     assert summary["skipped"] == []
+    for name in ("torch-cpu", "torch-cuda"):
+        assert_reference_reads(kernel_dir / "build" / name)
     result = load_and_run(f"""
 import json, pathlib, torch, kernels
 k = kernels.get_local_kernel(pathlib.Path({str(kernel_dir)!r}), backend="cpu")

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kernelhub/codegen/file_set.hpp>
@@ -16,6 +17,8 @@
 namespace kernelhub::builder {
 
 struct VariantContents {
+  explicit VariantContents(metadata::Metadata meta) : metadata(std::move(meta)) {}
+
   metadata::Metadata metadata;        // digest is computed here
   std::filesystem::path package_dir;  // torch-ext/<python name>/ of the kernel
   // Extensions copied besides "py" ([torch] / [torch-noarch] pyext); ignored with

@@ -10,18 +10,23 @@ metadata::Metadata variant_metadata(const config::BuildConfig& config, types::Ba
                                     const std::optional<metadata::GitStatus>& kernel_git,
                                     const std::string& builder_version) {
   const auto& general = config.general;
-  metadata::Metadata meta{general.name, id};
-  meta.version = general.version;
-  meta.license = general.license;
-  meta.upstream = general.upstream;
-  meta.source = general.source;
-  meta.python_depends = config.python_depends_for(backend);
-  meta.kernel_depends = general.kernel_depends.value_or(std::vector<config::KernelDependency>{});
+  metadata::Metadata meta{
+      .name = general.name,
+      .id = id,
+      .version = general.version,
+      .license = general.license,
+      .upstream = general.upstream,
+      .source = general.source,
+      .python_depends = config.python_depends_for(backend),
+      .kernel_depends = general.kernel_depends.value_or(std::vector<config::KernelDependency>{}),
+      .backend = metadata::BackendInfo{backend, std::nullopt},
+      .digest = std::nullopt,
+      .provenance = std::nullopt,
+  };
   if (const auto& table = general.backend_table(backend); table && table->kernel_depends) {
     meta.kernel_depends.insert(meta.kernel_depends.end(), table->kernel_depends->begin(),
                                table->kernel_depends->end());
   }
-  meta.backend.type = backend;
   // Arch builds would record the archs actually compiled; cpu has none. Noarch builds copy
   // the declared ones.
   if (const auto* noarch = std::get_if<config::TorchNoarch>(&config.framework)) {
