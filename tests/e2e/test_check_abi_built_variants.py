@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: Apache-2.0
+"""check-abi on variants our own builder produces, against the reference `kernel-abi-check`.
+
+This completes the differential corpus of test_check_abi.py (torch's libraries and
+test-time snippets) with real build output: examples/relu built for cpu by
+`kernel-builder build`. The verdicts must be the same under every policy the reference
+knows, and `check-abi DIR` must find the variant's library through variant discovery.
+"""
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, run
+from test_check_abi import REFERENCE_POLICIES, our_findings, ours, reference_findings
+
+kernel_abi_check = pytest.importorskip("kernel_abi_check")
+
+
+@pytest.fixture(scope="module")
+def built_relu(kernel_builder, tmp_path_factory):
+    kernel_dir = tmp_path_factory.mktemp("abi-built") / "relu"
+    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel_dir)
+    run([kernel_builder, "build", kernel_dir, "--python", sys.executable], check=True)
+    libraries = sorted((kernel_dir / "build").glob("torch*-cpu-*/*.abi3.so"))
+    assert len(libraries) == 1, libraries
+    return kernel_dir, libraries[0]
+
+
+@pytest.mark.parametrize("policy", REFERENCE_POLICIES)
+def test_built_variant_matches_reference(kernel_builder, built_relu, policy):
+    kernel_dir, library = built_relu
+    report = ours(kernel_builder, [str(kernel_dir)], "--manylinux", policy)
+    assert report["libraries"] == [str(library)]
+    expected = reference_findings(kernel_abi_check.ObjectFile(str(library)), manylinux=policy)
+    assert our_findings(report, library) == expected
+
+
+def test_built_variant_is_abi3_clean(kernel_builder, built_relu):
+    # The module is built with Py_LIMITED_API: no Python symbol outside the stable ABI.
+    kernel_dir, library = built_relu
+    report = ours(kernel_builder, [str(kernel_dir)])
+    assert not [v for v in report["violations"] if v["rule"] == "python-abi"], report
