@@ -10,7 +10,8 @@ the documented deliberate improvements:
     fails the whole check on them;
   - the dynamic symbol table is read; the reference reads .symtab, so it passes any stripped
     library whatever it needs.
-Our builder's variants do not exist yet (issue 3); a variant directory is laid out by hand.
+Variants our builder produces are compared in test_check_abi_built_variants.py; here a
+variant directory is also laid out by hand to test discovery.
 """
 import json
 import shutil
