@@ -57,9 +57,7 @@ std::string_view line_of(std::string_view text, std::uint32_t line) {
   return result;
 }
 
-namespace {
-
-std::string_view severity_name(Severity severity) {
+std::string_view to_string(Severity severity) {
   switch (severity) {
     case Severity::error:
       return "error";
@@ -70,8 +68,6 @@ std::string_view severity_name(Severity severity) {
   }
   return "error";
 }
-
-}  // namespace
 
 std::string render(const Diagnostic& d) {
   std::string out;
@@ -86,7 +82,7 @@ std::string render(const Diagnostic& d) {
     }
     out += ": ";
   }
-  out += fmt::format("{}: {}\n", severity_name(d.severity), d.message);
+  out += fmt::format("{}: {}\n", to_string(d.severity), d.message);
   if (!d.source_line.empty() && loc.line > 0) {
     auto gutter = fmt::format("{}", loc.line);
     out += fmt::format(" {} | {}\n", gutter, d.source_line);

@@ -52,6 +52,9 @@ class DiagnosticCollector : public DiagnosticSink {
   std::vector<Diagnostic> m_diagnostics;
 };
 
+// "error", "warning" or "note".
+std::string_view to_string(Severity severity);
+
 // Renders one diagnostic the way compilers do:
 //   build.toml:12:5: error: unknown backend "cudaa"
 //      12 | backends = ["cudaa"]

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/diagnostic_json.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 #include <kernelhub/util/file_io.hpp>
@@ -26,30 +27,6 @@ struct CheckConfigOptions {
   std::string kernel_dir = ".";
   bool json = false;
 };
-
-std::string_view severity_name(util::Severity severity) {
-  switch (severity) {
-    case util::Severity::error:
-      return "error";
-    case util::Severity::warning:
-      return "warning";
-    case util::Severity::note:
-      return "note";
-  }
-  return "error";
-}
-
-nlohmann::ordered_json to_json(const util::Diagnostic& d) {
-  nlohmann::ordered_json out = {{"severity", severity_name(d.severity)},
-                        {"file", d.location.file},
-                        {"line", d.location.line},
-                        {"column", d.location.column},
-                        {"message", d.message}};
-  if (!d.hint.empty()) {
-    out["hint"] = d.hint;
-  }
-  return out;
-}
 
 void run_check_config(const CheckConfigOptions& options, RunState& state) {
   const fs::path dir(options.kernel_dir);
@@ -77,7 +54,7 @@ void run_check_config(const CheckConfigOptions& options, RunState& state) {
         inspection.edition ? nlohmann::ordered_json(*inspection.edition) : nlohmann::ordered_json();
     out["diagnostics"] = nlohmann::ordered_json::array();
     for (const auto& d : sorted) {
-      out["diagnostics"].push_back(to_json(d));
+      out["diagnostics"].push_back(diagnostic_to_json(d));
     }
     std::fputs((out.dump(2) + "\n").c_str(), stdout);
   } else {

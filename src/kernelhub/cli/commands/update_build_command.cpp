@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/diagnostic_json.hpp>
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/config/edition_upgrade.hpp>
 #include <kernelhub/util/diagnostic.hpp>
@@ -118,31 +119,6 @@ std::string unified_diff(std::string_view before, std::string_view after, const 
   return out;
 }
 
-std::string_view severity_name(util::Severity severity) {
-  switch (severity) {
-    case util::Severity::error:
-      return "error";
-    case util::Severity::warning:
-      return "warning";
-    case util::Severity::note:
-      return "note";
-  }
-  return "note";
-}
-
-nlohmann::json diagnostics_json(const std::vector<util::Diagnostic>& diagnostics) {
-  auto list = nlohmann::json::array();
-  for (const auto& diagnostic : diagnostics) {
-    list.push_back({{"severity", severity_name(diagnostic.severity)},
-                    {"file", diagnostic.location.file},
-                    {"line", diagnostic.location.line},
-                    {"column", diagnostic.location.column},
-                    {"message", diagnostic.message},
-                    {"hint", diagnostic.hint}});
-  }
-  return list;
-}
-
 std::string_view method_name(config::UpgradeMethod method) {
   switch (method) {
     case config::UpgradeMethod::unchanged:
@@ -170,7 +146,8 @@ void run_update_build(const UpdateBuildOptions& options, RunState& state) {
     throw util::FatalError(text.error().message);
   }
   util::DiagnosticCollector diagnostics;
-  config::UpgradeOptions upgrade_options{.canonical = options.canonical};
+  config::UpgradeOptions upgrade_options{};
+  upgrade_options.canonical = options.canonical;
   if (!options.license.empty()) {
     upgrade_options.license = options.license;
   }
@@ -182,7 +159,7 @@ void run_update_build(const UpdateBuildOptions& options, RunState& state) {
     }
   }
   nlohmann::json report = {{"file", path.string()},
-                           {"diagnostics", diagnostics_json(diagnostics.sorted())}};
+                           {"diagnostics", diagnostics_to_json(diagnostics.sorted())}};
   if (!upgrade) {
     if (!options.json) {
       throw util::FatalError(upgrade.error().message);
