@@ -42,3 +42,17 @@ def test_built_variant_is_abi3_clean(kernel_builder, built_relu):
     kernel_dir, library = built_relu
     report = ours(kernel_builder, [str(kernel_dir)])
     assert not [v for v in report["violations"] if v["rule"] == "python-abi"], report
+
+
+def test_build_runs_the_abi_check_on_its_variants(kernel_builder, built_relu):
+    # `build` checks every native variant it produces: warnings by default, a failed build
+    # with --abi-check error, exactly when check-abi itself finds violations.
+    kernel_dir, library = built_relu
+    report = ours(kernel_builder, [str(kernel_dir)])
+    strict = run([kernel_builder, "build", kernel_dir, "--python", sys.executable,
+                  "--abi-check", "error"])
+    assert strict.returncode == (1 if report["violations"] else 0), strict.stderr
+    for violation in report["violations"]:
+        assert violation["symbol"] in strict.stderr
+    lenient = run([kernel_builder, "build", kernel_dir, "--python", sys.executable])
+    assert lenient.returncode == 0, lenient.stderr

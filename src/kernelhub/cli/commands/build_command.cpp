@@ -3,6 +3,8 @@
 // `build-and-copy` (the same here): builds every variant of the kernel in DIR this machine can
 // build into DIR/build/<variant>/, and says which backends it left out and why.
 #include <cstdio>
+#include <filesystem>
+#include <vector>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +13,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/abi/abi_checker.hpp>
+#include <kernelhub/abi/abi_data.hpp>
+#include <kernelhub/abi/violation.hpp>
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/diagnostic.hpp>
@@ -24,8 +29,38 @@ struct BuildCommandOptions {
   std::string dir = ".";
   std::string python = "python3";
   std::string unique_id;
+  std::string abi_check = "warn";
   bool json = false;
 };
+
+// Runs check-abi's rules on every variant just built. Until the build pins glibc symbol
+// versions (manylinux_2_28 on this newer glibc), violations are warnings by default;
+// `--abi-check error` makes them fail the build, as the reference's Nix check hook does.
+std::size_t check_variants_abi(const builder::BuildResult& result) {
+  auto data = abi::embedded_abi_data();
+  if (!data) {
+    throw util::FatalError(data.error().message);
+  }
+  std::vector<std::filesystem::path> variants;
+  for (const auto& variant : result.variants) {
+    if (variant.name.rfind("torch-", 0) != 0 || variant.name.rfind("torch-stable-abi", 0) == 0) {
+      variants.push_back(variant.path);  // noarch variants hold no native code
+    }
+  }
+  if (variants.empty()) {
+    return 0;
+  }
+  auto report = abi::check_paths(**data, abi::CheckOptions{}, variants);
+  if (!report) {
+    throw util::FatalError(report.error().message);
+  }
+  for (const auto& violation : report->violations) {
+    auto diagnostic = abi::to_diagnostic(violation);
+    diagnostic.severity = util::Severity::warning;
+    std::fputs(util::render(diagnostic).c_str(), stderr);
+  }
+  return report->violations.size();
+}
 
 void print_result(const builder::BuildResult& result, bool json) {
   if (json) {
@@ -55,7 +90,7 @@ void print_result(const builder::BuildResult& result, bool json) {
   }
 }
 
-void run_build(const BuildCommandOptions& options) {
+void run_build(const BuildCommandOptions& options, RunState& state) {
   builder::BuildOptions build_options;
   build_options.python = options.python;
   if (!options.unique_id.empty()) {
@@ -72,9 +107,19 @@ void run_build(const BuildCommandOptions& options) {
     throw util::FatalError(result.error().message);
   }
   print_result(*result, options.json);
+  if (options.abi_check != "off") {
+    const auto violations = check_variants_abi(*result);
+    if (violations > 0) {
+      std::fprintf(stderr, "kernel-builder: %s: %zu ABI violation(s) in the built variants\n",
+                   options.abi_check == "error" ? "error" : "warning", violations);
+      if (options.abi_check == "error") {
+        state.exit_code = 1;
+      }
+    }
+  }
 }
 
-void declare_build_like(CLI::App& app, const char* name) {
+void declare_build_like(CLI::App& app, RunState& state, const char* name) {
   auto options = std::make_shared<BuildCommandOptions>();
   auto* sub = app.add_subcommand(name);
   sub->add_option("DIR", options->dir, "the kernel's folder (holds build.toml)")
@@ -84,21 +129,24 @@ void declare_build_like(CLI::App& app, const char* name) {
       ->capture_default_str();
   sub->add_option("--unique-id", options->unique_id,
                   "the unique part of the kernel id (default: from git, else random)");
+  sub->add_option("--abi-check", options->abi_check,
+                  "run check-abi on the built variants: report violations as warnings, fail "
+                  "the build on them, or skip the check")
+      ->check(CLI::IsMember({"warn", "error", "off"}))
+      ->capture_default_str();
   sub->add_flag("--json", options->json, "print the built and skipped variants as JSON");
-  sub->callback([options] { run_build(*options); });
+  sub->callback([options, &state] { run_build(*options, state); });
 }
 
 }  // namespace
 
 void declare_build(CLI::App& app, RunState& state) {
-  (void)state;  // a build either succeeds or throws
-  declare_build_like(app, "build");
+  declare_build_like(app, state, "build");
 }
 
 void declare_build_and_copy(CLI::App& app, RunState& state) {
-  (void)state;
   // Without Nix there is no store to copy out of: the variants are built in place already.
-  declare_build_like(app, "build-and-copy");
+  declare_build_like(app, state, "build-and-copy");
 }
 
 }  // namespace kernelhub::cli::commands
