@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/abi/abi_checker.hpp>
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
@@ -25,14 +26,6 @@ struct CheckAbiOptions {
   std::string torch_stable_abi;
   bool json = false;
 };
-
-template <typename T>
-T value_or_fatal(util::Expected<T> result) {
-  if (!result) {
-    throw util::FatalError(result.error().message);
-  }
-  return std::move(*result);
-}
 
 std::string plural(std::size_t count, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", count, count == 1 ? one : many);

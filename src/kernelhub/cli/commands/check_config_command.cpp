@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/diagnostic_json.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
@@ -30,11 +31,9 @@ struct CheckConfigOptions {
 
 void run_check_config(const CheckConfigOptions& options, RunState& state) {
   const fs::path dir(options.kernel_dir);
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    throw util::FatalError(fmt::format("\"{}\" is not a directory", options.kernel_dir));
-  }
+  require_directory(options.kernel_dir);
   const auto path = (dir / "build.toml").lexically_normal();
+  std::error_code ec;
   if (!fs::exists(path, ec)) {
     throw util::FatalError(fmt::format("no build.toml in \"{}\"", options.kernel_dir));
   }

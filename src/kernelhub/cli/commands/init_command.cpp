@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/codegen/file_set.hpp>
 #include <kernelhub/codegen/git_repo.hpp>
@@ -35,14 +36,6 @@ struct InitOptions {
   bool overwrite = false;
   bool json = false;
 };
-
-template <typename T>
-T value_or_fatal(util::Expected<T> result) {
-  if (!result) {
-    throw util::FatalError(result.error().message);
-  }
-  return std::move(*result);
-}
 
 void run_init(const InitOptions& options, const CLI::App& command) {
   const auto optional_of = [&command](const char* option, const std::string& value) {

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/util/fatal_error.hpp>
@@ -38,10 +39,7 @@ struct ListVariantsOptions {
 };
 
 config::BuildConfig load_config(const std::string& kernel_dir) {
-  std::error_code ec;
-  if (!fs::is_directory(kernel_dir, ec)) {
-    throw util::FatalError(fmt::format("\"{}\" is not a directory", kernel_dir));
-  }
+  require_directory(kernel_dir);
   util::DiagnosticCollector diagnostics;
   auto loaded = config::load_build_config(kernel_dir, diagnostics);
   for (const auto& diagnostic : diagnostics.sorted()) {

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/diagnostic_json.hpp>
 #include <kernelhub/config/build_config.hpp>
@@ -137,9 +138,7 @@ void print(std::FILE* stream, std::string_view text) {
 
 void run_update_build(const UpdateBuildOptions& options, RunState& state) {
   const fs::path dir(options.kernel_dir);
-  if (!fs::is_directory(dir)) {
-    throw util::FatalError(fmt::format("`{}` is not a directory", options.kernel_dir));
-  }
+  require_directory(options.kernel_dir);
   const auto path = dir / "build.toml";
   const auto text = util::read_file(path);
   if (!text) {
