@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <kernelhub/util/expected.hpp>
+
+// The HTTP seam: HubClient speaks to a Transport, which is libcurl in production
+// (make_curl_transport) and a scripted fake in the unit tests. A transport performs exactly one
+// request and never follows redirects itself: the client does, because the Hub's rules (follow
+// relative HEAD redirects only, drop the token on a host change) are protocol logic.
+namespace kernelhub::hub {
+
+// Response headers, in arrival order; names compared case-insensitively.
+class HttpHeaders {
+public:
+  void add(std::string name, std::string value);
+  // The first value of `name`, trimmed.
+  std::optional<std::string> get(std::string_view name) const;
+  const std::vector<std::pair<std::string, std::string>>& entries() const { return m_entries; }
+
+private:
+  std::vector<std::pair<std::string, std::string>> m_entries;
+};
+
+// Receives body bytes as they arrive. Returns false to abort the transfer (a write error).
+using BodySink = std::function<bool(std::string_view chunk)>;
+// Called with (bytes received so far in this request, total expected or 0 when unknown).
+using TransferProgress = std::function<void(std::uint64_t received, std::uint64_t total)>;
+
+struct HttpRequest {
+  std::string method = "GET";  // GET, HEAD, POST, PUT, DELETE
+  std::string url;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  // When set, a 2xx body goes here instead of into HttpResponse::body (large downloads).
+  BodySink sink;
+  TransferProgress progress;
+  std::chrono::seconds connect_timeout{10};
+  // Abort when no byte arrives for this long (the reference's read timeout).
+  std::chrono::seconds low_speed_timeout{30};
+};
+
+struct HttpResponse {
+  long status = 0;
+  HttpHeaders headers;
+  std::string body;  // empty when the request had a sink and the status was 2xx
+};
+
+// A failure to get any response (connection refused, DNS, TLS, timeout, aborted by the sink).
+struct TransportError {
+  std::string message;
+  bool transient = true;  // worth retrying (timeouts, resets); false for a sink abort
+};
+
+class Transport {
+public:
+  virtual ~Transport() = default;
+  // Must be safe to call from several threads at once (parallel downloads).
+  virtual tl::expected<HttpResponse, TransportError> perform(const HttpRequest& request) = 0;
+};
+
+// libcurl, with a pool of easy handles so connections are kept alive across requests and
+// threads. Proxies and NO_PROXY come from the environment as libcurl reads them.
+std::shared_ptr<Transport> make_curl_transport();
+
+}  // namespace kernelhub::hub
