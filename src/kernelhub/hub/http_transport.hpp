@@ -33,6 +33,9 @@ private:
 
 // Receives body bytes as they arrive. Returns false to abort the transfer (a write error).
 using BodySink = std::function<bool(std::string_view chunk)>;
+// Called once before the first body byte of a 2xx response that has a sink; returning false
+// aborts the transfer. Lets a download decide between appending (206) and restarting (200).
+using ResponseStart = std::function<bool(long status, const HttpHeaders& headers)>;
 // Called with (bytes received so far in this request, total expected or 0 when unknown).
 using TransferProgress = std::function<void(std::uint64_t received, std::uint64_t total)>;
 
@@ -43,6 +46,7 @@ struct HttpRequest {
   std::string body;
   // When set, a 2xx body goes here instead of into HttpResponse::body (large downloads).
   BodySink sink;
+  ResponseStart on_start;
   TransferProgress progress;
   std::chrono::seconds connect_timeout{10};
   // Abort when no byte arrives for this long (the reference's read timeout).

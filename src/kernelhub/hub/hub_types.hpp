@@ -102,3 +102,14 @@ enum class Visibility { public_repo, private_repo };
 enum class CreatePr { no, yes };
 
 }  // namespace kernelhub::hub
+
+// KH_HUB_TRY(expr): KH_TRY for HubResult, so the error kind travels up with the message.
+#define KH_HUB_TRY(expr)                                          \
+  __extension__({                                                 \
+    auto kh_hub_try_result_ = (expr);                             \
+    if (!kh_hub_try_result_) {                                    \
+      return tl::unexpected<::kernelhub::hub::HubError>(          \
+          std::move(kh_hub_try_result_).error());                 \
+    }                                                             \
+    std::move(kh_hub_try_result_).value();                        \
+  })

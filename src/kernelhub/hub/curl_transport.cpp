@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/hub/http_transport.hpp>
+
+#include <mutex>
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+// The only file that includes libcurl.
+namespace kernelhub::hub {
+
+namespace {
+
+struct EasyDeleter {
+  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
+};
+using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+// State shared with the callbacks of one transfer.
+struct Transfer {
+  CURL* handle = nullptr;
+  const HttpRequest* request = nullptr;
+  HttpResponse response;
+  bool sink_failed = false;
+  bool started = false;
+};
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto& transfer = *static_cast<Transfer*>(user);
+  std::string_view line(data, size * count);
+  if (line.starts_with("HTTP/")) {
+    // A new response (after a 100 Continue, say): forget the headers of the previous one.
+    transfer.response.headers = HttpHeaders();
+    return line.size();
+  }
+  const auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    auto value = line.substr(colon + 1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) {
+      value.remove_suffix(1);
+    }
+    transfer.response.headers.add(std::string(line.substr(0, colon)), std::string(value));
+  }
+  return line.size();
+}
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto& transfer = *static_cast<Transfer*>(user);
+  std::string_view chunk(data, size * count);
+  long status = 0;
+  curl_easy_getinfo(transfer.handle, CURLINFO_RESPONSE_CODE, &status);
+  if (transfer.request->sink && status >= 200 && status < 300) {
+    if (!transfer.started) {
+      transfer.started = true;
+      if (transfer.request->on_start && !transfer.request->on_start(status, transfer.response.headers)) {
+        transfer.sink_failed = true;
+        return 0;
+      }
+    }
+    if (!transfer.request->sink(chunk)) {
+      transfer.sink_failed = true;
+      return 0;  // makes curl stop with CURLE_WRITE_ERROR
+    }
+    return chunk.size();
+  }
+  transfer.response.body.append(chunk);
+  return chunk.size();
+}
+
+int on_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
+  auto& transfer = *static_cast<Transfer*>(user);
+  if (transfer.request->progress) {
+    transfer.request->progress(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(total));
+  }
+  return 0;
+}
+
+class CurlTransport final : public Transport {
+public:
+  CurlTransport() {
+    static std::once_flag init;
+    std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  }
+
+  tl::expected<HttpResponse, TransportError> perform(const HttpRequest& request) override {
+    EasyHandle handle = acquire();
+    if (!handle) {
+      return tl::unexpected(TransportError{"cannot create a libcurl handle", false});
+    }
+    Transfer transfer;
+    transfer.handle = handle.get();
+    transfer.request = &request;
+    CURL* h = handle.get();
+
+    curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(request.connect_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.low_speed_timeout.count()));
+    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+    curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, &on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, &transfer);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, request.progress ? 0L : 1L);
+
+    if (request.method == "HEAD") {
+      curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (request.method != "GET") {
+      curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (request.method == "POST" || request.method == "PUT" || !request.body.empty()) {
+      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
+    }
+
+    curl_slist* raw_headers = nullptr;
+    for (const auto& [name, value] : request.headers) {
+      raw_headers = curl_slist_append(raw_headers, fmt::format("{}: {}", name, value).c_str());
+    }
+    // No "Expect: 100-continue" round trip on large commits.
+    raw_headers = curl_slist_append(raw_headers, "Expect:");
+    std::unique_ptr<curl_slist, SlistDeleter> headers(raw_headers);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+
+    const CURLcode code = curl_easy_perform(h);
+    curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
+    if (code != CURLE_OK) {
+      // Any failure may leave the connection in a bad state: drop the handle.
+      if (transfer.sink_failed) {
+        return tl::unexpected(TransportError{"cannot write the downloaded bytes", false});
+      }
+      const bool transient = code != CURLE_UNSUPPORTED_PROTOCOL && code != CURLE_URL_MALFORMAT;
+      return tl::unexpected(TransportError{
+          fmt::format("{} {}: {}", request.method, request.url, curl_easy_strerror(code)),
+          transient});
+    }
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &transfer.response.status);
+    release(std::move(handle));
+    return std::move(transfer.response);
+  }
+
+private:
+  // Reusing handles keeps their connection caches, so requests to one host share a
+  // keep-alive connection.
+  EasyHandle acquire() {
+    {
+      std::lock_guard lock(m_mutex);
+      if (!m_idle.empty()) {
+        EasyHandle handle = std::move(m_idle.back());
+        m_idle.pop_back();
+        curl_easy_reset(handle.get());
+        return handle;
+      }
+    }
+    return EasyHandle(curl_easy_init());
+  }
+
+  void release(EasyHandle handle) {
+    std::lock_guard lock(m_mutex);
+    m_idle.push_back(std::move(handle));
+  }
+
+  std::mutex m_mutex;
+  std::vector<EasyHandle> m_idle;
+};
+
+}  // namespace
+
+std::shared_ptr<Transport> make_curl_transport() { return std::make_shared<CurlTransport>(); }
+
+}  // namespace kernelhub::hub
