@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/checks/import_check.hpp>
+
+#include <cstdlib>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <kernelhub/metadata/metadata_reader.hpp>
+
+namespace kernelhub::checks {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The script the process runs: argv[1] the variant, argv[2] the backend. Printing the module's
+// name last lets the caller see the load got that far.
+constexpr std::string_view k_script = R"(import pathlib, sys
+try:
+    import kernels
+except ModuleNotFoundError as error:
+    if error.name != "kernels":
+        raise
+    print("kernelhub-import-check: no kernels package")
+    sys.exit(3)
+module = kernels.get_local_kernel(pathlib.Path(sys.argv[1]), backend=sys.argv[2])
+print("kernelhub-import-check: loaded", module.__name__)
+)";
+
+// A temporary folder removed when the check ends.
+class TemporaryFolder {
+ public:
+  TemporaryFolder() {
+    std::string pattern = (fs::temp_directory_path() / "kernelhub-import-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) != nullptr) {
+      m_path = pattern;
+    }
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+  ~TemporaryFolder() {
+    std::error_code ec;
+    if (!m_path.empty()) {
+      fs::remove_all(m_path, ec);
+    }
+  }
+  const fs::path& path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+}  // namespace
+
+std::string last_line(std::string_view output) {
+  while (!output.empty()) {
+    const auto end = output.find_last_not_of("\r\n \t");
+    if (end == std::string_view::npos) {
+      return {};
+    }
+    output = output.substr(0, end + 1);
+    const auto start = output.find_last_of('\n');
+    auto line = output.substr(start == std::string_view::npos ? 0 : start + 1);
+    if (!line.empty()) {
+      return std::string(line);
+    }
+  }
+  return {};
+}
+
+util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
+                                                       const ImportCheckOptions& options,
+                                                       ScriptRunner& runner) {
+  auto metadata = metadata::read_metadata_file(variant / "metadata.json");
+  if (!metadata) {
+    return util::fail(metadata.error().message);
+  }
+  ImportCheckResult result;
+  result.backend = options.backend.value_or(std::string(types::to_string(metadata->backend.type)));
+  TemporaryFolder home;
+  if (home.path().empty()) {
+    return util::fail("cannot create a temporary folder for the import check");
+  }
+  std::error_code ec;
+  auto python = options.python;
+  if (python.find('/') != std::string::npos) {
+    python = fs::absolute(python, ec).string();  // the script runs in another folder
+  }
+  Script script;
+  script.argv = {python, "-c", std::string(k_script), fs::absolute(variant, ec).string(),
+                 result.backend};
+  script.cwd = home.path();
+  script.env = {{"HOME", home.path().string()}, {"HF_HUB_OFFLINE", "1"},
+                {"PYTHONDONTWRITEBYTECODE", "1"}};
+  script.unset_env = {"PYTHONPATH", "PYTHONHOME", "LOCAL_KERNELS"};
+  auto output = runner.run(script);
+  if (!output) {
+    return util::fail(output.error().message);
+  }
+  result.output = std::move(output->output);
+  result.loaded = output->exit_code == 0;
+  result.loader_missing =
+      output->exit_code == 3 &&
+      result.output.find("kernelhub-import-check: no kernels package") != std::string::npos;
+  if (!result.loaded && !result.loader_missing) {
+    result.error = last_line(result.output);
+    result.backend_unsupported = result.error.find("Invalid backend '") != std::string::npos;
+    if (result.error.empty()) {
+      result.error = fmt::format("python exited with status {}", output->exit_code);
+    }
+  }
+  return result;
+}
+
+}  // namespace kernelhub::checks

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/checks/python_imports_check.hpp>
+
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <kernelhub/checks/python_statements.hpp>
+#include <kernelhub/checks/python_tokenizer.hpp>
+#include <kernelhub/config/python_dependencies.hpp>
+
+namespace kernelhub::checks {
+
+namespace {
+
+void add_depends(const std::optional<std::vector<std::string>>& names,
+                 config::PythonDependencyScope scope, KernelImports& out) {
+  if (!names) {
+    return;
+  }
+  const auto& allowed = config::PythonDependencies::builtin();
+  for (const auto& name : *names) {
+    if (const auto* packages = allowed.find(scope, name)) {
+      for (const auto& package : *packages) {
+        if (package.import_name) {
+          out.python_depends[*package.import_name] = name;
+        }
+      }
+    }
+  }
+}
+
+// The python-depends entry (any scope) that would provide `module`, for the hint.
+std::string provider_of(std::string_view module) {
+  const auto& allowed = config::PythonDependencies::builtin();
+  std::vector<config::PythonDependencyScope> scopes = {std::nullopt};
+  for (auto backend : types::k_all_backends) {
+    scopes.emplace_back(backend);
+  }
+  for (const auto& scope : scopes) {
+    for (const auto& name : allowed.names(scope)) {
+      for (const auto& package : *allowed.find(scope, name)) {
+        if (package.import_name == module) {
+          return scope ? fmt::format("\"{}\" to [general.{}] python-depends", name,
+                                     types::to_string(*scope))
+                       : fmt::format("\"{}\" to [general] python-depends", name);
+        }
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+KernelImports kernel_imports(const config::BuildConfig& config,
+                             const std::filesystem::path& package_dir) {
+  KernelImports out;
+  out.package = config.general.name.python_name();
+  out.own_modules.insert("_ops");  // generated into every variant
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(package_dir, ec)) {
+    const auto name = entry.path().filename();
+    if (entry.is_directory(ec) && name != "__pycache__") {
+      out.own_modules.insert(name.string());
+    } else if (name.extension() == ".py") {
+      out.own_modules.insert(name.stem().string());
+    }
+  }
+  add_depends(config.general.python_depends, std::nullopt, out);
+  for (auto backend : config.general.backends) {
+    const auto& table = config.general.backend_table(backend);
+    if (table) {
+      add_depends(table->python_depends, backend, out);
+    }
+  }
+  return out;
+}
+
+void check_python_imports(std::string_view file, std::string_view source,
+                          const KernelImports& kernel, const ImportPolicy& policy,
+                          util::DiagnosticSink& sink) {
+  const auto tokenized = tokenize_python(source);
+  const auto statements = split_statements(tokenized.tokens);
+  for (const auto& import : find_imports(statements)) {
+    if (import.level > 0 || import.statement->in_try_body() ||
+        import.statement->type_checking_only()) {
+      continue;
+    }
+    const auto top = import.module.substr(0, import.module.find('.'));
+    if (top.empty() || policy.is_stdlib(top) || policy.comes_with_torch(top) ||
+        kernel.python_depends.contains(top)) {
+      continue;
+    }
+    util::Diagnostic diagnostic;
+    diagnostic.location = {std::string(file), import.line, import.column};
+    diagnostic.source_line = std::string(util::line_of(source, import.line));
+    if (top == kernel.package) {
+      diagnostic.message = fmt::format("the kernel's own package \"{}\" is imported absolutely", top);
+      diagnostic.hint = "import it relatively (`from . import x`, `from .module import y`): each "
+                        "build is loaded under its own unique module name";
+    } else if (kernel.own_modules.contains(top)) {
+      diagnostic.message = fmt::format("the kernel's module \"{}\" is imported absolutely", top);
+      diagnostic.hint = fmt::format("import it relatively: `from .{} import ...`", top);
+    } else {
+      diagnostic.message = fmt::format(
+          "\"{}\" is not in the standard library, torch or its requirements, or the kernel's "
+          "python-depends",
+          top);
+      const auto provider = provider_of(top);
+      diagnostic.hint = provider.empty()
+                            ? "a kernel may only import what every user has; vendor the code "
+                              "into the kernel or drop the import"
+                            : fmt::format("add {} in build.toml", provider);
+    }
+    sink.report(std::move(diagnostic));
+  }
+}
+
+}  // namespace kernelhub::checks

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <kernelhub/checks/import_policy.hpp>
+#include <kernelhub/config/build_config.hpp>
+#include <kernelhub/util/diagnostic.hpp>
+
+// The Python-imports check of the kernel requirements (issue 3): a kernel is loaded under a
+// unique module name with nothing installed but torch and its python-depends, so its Python
+// may import only
+// - its own modules, and those only relatively (`from ._ops import ops`): an absolute
+//   `import relu` finds another build, or nothing;
+// - the standard library, torch and the packages torch requires (ImportPolicy);
+// - the import names of its declared python-depends (any backend's).
+// Each other import is an error at `file:line:col`. Decisions for the unclear cases:
+// - an import inside a `try:` body is optional (the except handles its absence): allowed;
+// - an import under `if TYPE_CHECKING:` never runs: allowed;
+// - imports inside functions run when called, so they are checked like module-level ones;
+// - `importlib.import_module(...)` and `__import__` are not followed.
+namespace kernelhub::checks {
+
+struct KernelImports {
+  std::string package;               // the kernel's Python name, e.g. "silu_and_mul"
+  std::set<std::string> own_modules; // top-level names of its package: files, folders, _ops
+  // Import name -> the python-depends entry that provides it.
+  std::map<std::string, std::string> python_depends;
+};
+
+// What `config` and the files of `package_dir` allow.
+KernelImports kernel_imports(const config::BuildConfig& config,
+                             const std::filesystem::path& package_dir);
+
+// Checks one file's `source`; `file` is the name diagnostics use.
+void check_python_imports(std::string_view file, std::string_view source,
+                          const KernelImports& kernel, const ImportPolicy& policy,
+                          util::DiagnosticSink& sink);
+
+}  // namespace kernelhub::checks

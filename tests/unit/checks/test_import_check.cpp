@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <kernelhub/checks/import_check.hpp>
+
+namespace kernelhub::checks {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Answers every script with a fixed output and records what it was asked to run.
+class FakeScriptRunner final : public ScriptRunner {
+ public:
+  FakeScriptRunner(int exit_code, std::string output)
+      : m_output{exit_code, std::move(output)} {}
+  util::Expected<ScriptOutput> run(const Script& script) override {
+    last = script;
+    return m_output;
+  }
+  Script last;
+
+ private:
+  ScriptOutput m_output;
+};
+
+void write_variant(const std::string& backend) {
+  std::filesystem::create_directories("variant");
+  std::ofstream("variant/metadata.json")
+      << R"({"name": "relu", "id": "_relu_cpu_abc", "version": 1, "license": "MIT",
+            "python-depends": [], "backend": {"type": ")"
+      << backend << R"("}})";
+}
+
+TEST(ImportCheck, RunsTheReferenceLoaderInACleanProcess) {
+  write_variant("cpu");
+  FakeScriptRunner runner(0, "kernelhub-import-check: loaded _relu_cpu_abc\n");
+  auto result = check_variant_import("variant", {"/usr/bin/python3", std::nullopt}, runner);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->loaded);
+  EXPECT_EQ(result->backend, "cpu");
+  const auto& argv = runner.last.argv;
+  ASSERT_EQ(argv.size(), 5u);
+  EXPECT_EQ(argv[0], "/usr/bin/python3");
+  EXPECT_THAT(argv[2], HasSubstr("kernels.get_local_kernel(pathlib.Path(sys.argv[1]), "
+                                 "backend=sys.argv[2])"));
+  EXPECT_EQ(argv[3], std::filesystem::absolute("variant").string());
+  EXPECT_EQ(argv[4], "cpu");
+  EXPECT_EQ(runner.last.env.at("HF_HUB_OFFLINE"), "1");
+  EXPECT_EQ(runner.last.env.at("PYTHONDONTWRITEBYTECODE"), "1");
+  EXPECT_EQ(runner.last.env.at("HOME"), runner.last.cwd.string());
+  EXPECT_THAT(runner.last.unset_env, ::testing::Contains("PYTHONPATH"));
+  EXPECT_FALSE(std::filesystem::exists(runner.last.cwd));  // the temporary HOME is gone
+}
+
+TEST(ImportCheck, AFailureKeepsTheTracebacksLastLine) {
+  write_variant("cuda");
+  FakeScriptRunner runner(1,
+                          "Traceback (most recent call last):\n  File \"x\", line 1\n"
+                          "ModuleNotFoundError: No module named 'numpy'\n\n");
+  auto result = check_variant_import("variant", {"python3", "cpu"}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_EQ(result->backend, "cpu");  // the option wins over metadata.json
+  EXPECT_EQ(result->error, "ModuleNotFoundError: No module named 'numpy'");
+  EXPECT_FALSE(result->loader_missing);
+  EXPECT_FALSE(result->backend_unsupported);
+}
+
+TEST(ImportCheck, MissingLoaderAndUnsupportedBackendAreToldApart) {
+  write_variant("rocm");
+  FakeScriptRunner no_kernels(3, "kernelhub-import-check: no kernels package\n");
+  EXPECT_TRUE(check_variant_import("variant", {}, no_kernels)->loader_missing);
+  FakeScriptRunner rocm(1, "ValueError: Invalid backend 'rocm', system supported backends: cpu\n");
+  EXPECT_TRUE(check_variant_import("variant", {}, rocm)->backend_unsupported);
+}
+
+TEST(ImportCheck, AVariantWithoutMetadataIsAnError) {
+  std::filesystem::create_directories("empty");
+  FakeScriptRunner runner(0, "");
+  EXPECT_FALSE(check_variant_import("empty", {}, runner));
+}
+
+TEST(ImportCheck, LastLine) {
+  EXPECT_EQ(last_line("a\nb\n\n  \n"), "b");
+  EXPECT_EQ(last_line("only"), "only");
+  EXPECT_EQ(last_line("\n\n"), "");
+}
+
+TEST(SubprocessScriptRunner, CapturesBothStreamsExitCodeAndEnvironment) {
+  SubprocessScriptRunner runner;
+  Script script;
+  script.argv = {"sh", "-c", "echo out; echo err >&2; echo \"$KH_X\"; pwd; exit 7"};
+  script.env = {{"KH_X", "set"}};
+  script.cwd = std::filesystem::temp_directory_path();
+  auto result = runner.run(script);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->exit_code, 7);
+  EXPECT_THAT(result->output, HasSubstr("out\n"));
+  EXPECT_THAT(result->output, HasSubstr("err\n"));
+  EXPECT_THAT(result->output, HasSubstr("set\n"));
+  EXPECT_THAT(result->output, HasSubstr(std::filesystem::temp_directory_path().string()));
+}
+
+}  // namespace
+}  // namespace kernelhub::checks

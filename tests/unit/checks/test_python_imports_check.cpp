@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <kernelhub/checks/python_imports_check.hpp>
+#include <kernelhub/config/build_config_reader.hpp>
+
+namespace kernelhub::checks {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+constexpr std::string_view k_build_toml = R"py([general]
+name = "my-kernel"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda"]
+python-depends = ["einops"]
+
+[general.cuda]
+python-depends = ["nvidia-cutlass-dsl"]
+
+[torch-noarch]
+)py";
+
+KernelImports kernel() {
+  util::DiagnosticCollector sink;
+  auto loaded = config::read_build_config(k_build_toml, "build.toml", sink);
+  EXPECT_TRUE(loaded.has_value());
+  std::filesystem::create_directories("torch-ext/my_kernel/layers");
+  std::ofstream("torch-ext/my_kernel/utils.py") << "\n";
+  return kernel_imports(loaded->config, "torch-ext/my_kernel");
+}
+
+std::vector<util::Diagnostic> check(std::string_view source) {
+  util::DiagnosticCollector sink;
+  check_python_imports("k.py", source, kernel(), ImportPolicy::builtin(), sink);
+  return sink.sorted();
+}
+
+std::vector<std::string> lines(std::string_view source) {
+  std::vector<std::string> out;
+  for (const auto& d : check(source)) {
+    out.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.column));
+  }
+  return out;
+}
+
+TEST(PythonImportsCheck, KernelImportsFromConfigAndPackage) {
+  const auto imports = kernel();
+  EXPECT_EQ(imports.package, "my_kernel");
+  EXPECT_EQ(imports.own_modules, (std::set<std::string>{"_ops", "layers", "utils"}));
+  EXPECT_EQ(imports.python_depends,
+            (std::map<std::string, std::string>{{"cutlass", "nvidia-cutlass-dsl"},
+                                                {"einops", "einops"}}));
+}
+
+TEST(PythonImportsCheck, AllowedImportsPass) {
+  EXPECT_THAT(lines(R"py(from __future__ import annotations
+import os, sys, typing
+import importlib.metadata
+import torch
+import torch.nn.functional as F
+from torch.library import custom_op
+import triton
+import triton.language as tl
+from functorch import vmap
+import einops
+import cutlass.cute as cute
+from . import _ops
+from .utils import helper
+from .layers.norm import RMSNorm
+)py"),
+              IsEmpty());
+}
+
+TEST(PythonImportsCheck, OwnModulesMustBeRelative) {
+  auto found = check("import my_kernel\nfrom my_kernel.utils import helper\nimport utils\n"
+                     "from _ops import ops\n");
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].message, "the kernel's own package \"my_kernel\" is imported absolutely");
+  EXPECT_THAT(found[0].hint, HasSubstr("relatively"));
+  EXPECT_EQ(found[1].location.line, 2u);
+  EXPECT_EQ(found[2].message, "the kernel's module \"utils\" is imported absolutely");
+  EXPECT_EQ(found[3].hint, "import it relatively: `from ._ops import ...`");
+}
+
+TEST(PythonImportsCheck, UndeclaredPackagesAreReportedWithAHint) {
+  auto found = check("import numpy as np\n\ndef f():\n    from helion import kernel\n"
+                     "    import nki\n");
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].location.line, 1u);
+  EXPECT_EQ(found[0].location.column, 1u);
+  EXPECT_EQ(found[0].message,
+            "\"numpy\" is not in the standard library, torch or its requirements, or the "
+            "kernel's python-depends");
+  EXPECT_THAT(found[0].hint, HasSubstr("vendor"));
+  EXPECT_EQ(found[1].location.column, 5u);
+  EXPECT_EQ(found[1].hint, "add \"helion\" to [general] python-depends in build.toml");
+  EXPECT_EQ(found[2].hint, "add \"nki\" to [general.neuron] python-depends in build.toml");
+}
+
+TEST(PythonImportsCheck, OptionalAndTypeCheckingImportsAreAllowed) {
+  EXPECT_THAT(lines(R"py(from typing import TYPE_CHECKING
+try:
+    import numpy
+except ImportError:
+    numpy = None
+    import scipy
+if TYPE_CHECKING:
+    import pandas
+else:
+    import sklearn
+)py"),
+              ElementsAre("6:5", "10:5"));
+}
+
+TEST(PythonImportsCheck, StringsAndCommentsAreNotImports) {
+  EXPECT_THAT(lines("# import numpy\ns = \"\"\"\nimport numpy\n\"\"\"\n"), IsEmpty());
+}
+
+TEST(ImportPolicy, BuiltinHasTheStandardLibraryAndTorchRequirements) {
+  const auto& policy = ImportPolicy::builtin();
+  EXPECT_TRUE(policy.is_stdlib("os"));
+  EXPECT_TRUE(policy.is_stdlib("__future__"));
+  EXPECT_FALSE(policy.is_stdlib("torch"));
+  EXPECT_TRUE(policy.comes_with_torch("torch"));
+  EXPECT_TRUE(policy.comes_with_torch("triton"));
+  EXPECT_TRUE(policy.comes_with_torch("typing_extensions"));
+  EXPECT_FALSE(policy.comes_with_torch("numpy"));  // optional for torch: not a requirement
+}
+
+TEST(ImportPolicy, ParseErrorsNameTheFile) {
+  auto parsed = ImportPolicy::parse("{\"stdlib\": []}");
+  ASSERT_FALSE(parsed);
+  EXPECT_THAT(parsed.error().message, HasSubstr("python_imports.json"));
+}
+
+}  // namespace
+}  // namespace kernelhub::checks
