@@ -69,3 +69,38 @@ def testtool() -> Path:
         if candidate and Path(candidate).exists():
             return Path(candidate)
     pytest.fail("kernelhub-testtool not found; set KERNELHUB_TESTTOOL or build the tests")
+
+
+class HubServer:
+    """A running `kernelhub serve`: its base URL, a write token and its root folder."""
+
+    def __init__(self, url: str, token: str, root: Path, process: subprocess.Popen):
+        self.url = url
+        self.token = token
+        self.root = root
+        self.process = process
+
+
+@pytest.fixture
+def hub_server(kernelhub_bin, tmp_path):
+    """Starts `kernelhub serve --port 0` on a fresh root with a token file; stops it after."""
+    root = tmp_path / "hub-root"
+    token = "kh-test-token"
+    token_file = tmp_path / "hub-tokens"
+    token_file.write_text(token + "\n")
+    process = subprocess.Popen(
+        [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", "--token-file",
+         str(token_file)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://"):
+        process.kill()
+        pytest.fail(f"kernelhub serve did not start: {process.stderr.read()}")
+    yield HubServer(url, token, root, process)
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

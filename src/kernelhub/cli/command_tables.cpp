@@ -30,6 +30,8 @@ const std::array k_kernel_builder_commands = {
 };
 
 const std::array k_kernelhub_commands = {
+    Command{"serve", "serve a Hub-compatible kernel hub from bare git repositories",
+            &declare_serve},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

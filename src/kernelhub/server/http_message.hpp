@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/server/hub_error.hpp>
+
+namespace kernelhub::server {
+
+// An HTTP request as the Hub service sees it, free of the HTTP library's types so routing and
+// handlers can be tested without sockets.
+struct HttpRequest {
+  std::string method;
+  std::string target;                                         // raw, with the query
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-case
+  std::string_view body;                                      // owned by the transport
+  std::string base_url;  // "http://<Host header>", for URLs the client must parse back
+
+  std::optional<std::string_view> header(std::string_view lower_name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string content_type = "application/json";
+  std::string body;
+  // Bytes sent from another owner without a copy (a git blob), already cut to the range.
+  // `stream_data` may be null for a HEAD, which sends only the length.
+  bool has_stream = false;
+  const char* stream_data = nullptr;
+  std::uint64_t stream_size = 0;
+  std::shared_ptr<const void> stream_owner;
+
+  void set_header(std::string name, std::string value);
+};
+
+HttpResponse json_response(int status, const nlohmann::json& body);
+
+// The Hub's error form: X-Error-Code (when the error has one), X-Error-Message and a JSON
+// body {"error": message}. Header values lose control characters, so a hostile path in a
+// message can never split a header.
+HttpResponse error_response(const HubError& error);
+
+}  // namespace kernelhub::server

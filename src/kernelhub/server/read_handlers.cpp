@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// The read endpoints of hub-api.md §2: repo info, refs, tree, resolve, organization overview.
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include <kernelhub/server/byte_range.hpp>
+#include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/repository_reader.hpp>
+
+namespace kernelhub::server::handlers {
+
+namespace {
+
+using nlohmann::json;
+
+// The Hub pages tree listings at 1000 entries, 50 with expand=true.
+constexpr std::size_t k_tree_page = 1000;
+constexpr std::size_t k_tree_page_expanded = 50;
+
+// `%Y-%m-%dT%H:%M:%S.000Z`, the only date form the client parses.
+std::string iso_date(std::int64_t seconds) {
+  const std::time_t time = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  gmtime_r(&time, &utc);
+  char text[32] = {};
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  return text;
+}
+
+json ref_list(const std::vector<RefEntry>& refs) {
+  json list = json::array();
+  for (const auto& ref : refs) {
+    list.push_back({{"name", ref.name}, {"ref", ref.ref}, {"targetCommit", ref.target_commit}});
+  }
+  return list;
+}
+
+json tree_entry(const TreeItem& item) {
+  if (item.is_directory) {
+    return {{"type", "directory"}, {"oid", item.oid}, {"size", 0}, {"path", item.path}};
+  }
+  return {{"type", "file"}, {"oid", item.oid}, {"size", item.size}, {"path", item.path}};
+}
+
+}  // namespace
+
+bool has_valid_token(const Context& ctx) {
+  const auto header = ctx.request.header("authorization");
+  constexpr std::string_view k_bearer = "Bearer ";
+  if (!header || !header->starts_with(k_bearer)) {
+    return false;
+  }
+  const std::string token(header->substr(k_bearer.size()));
+  return ctx.settings.tokens.contains(token);
+}
+
+std::string repo_url(const Context& ctx, const RepoId& id) {
+  return fmt::format("{}/{}{}", ctx.request.base_url, url_prefix(id.type), id.id());
+}
+
+HubExpected<OpenRepository> open_for_read(Context& ctx, const RepoId& id, RepoId* served) {
+  auto opened = ctx.store.open(id);
+  RepoId actual = id;
+  if (!opened && id.type == RepoType::model) {
+    actual.type = RepoType::kernel;
+    opened = ctx.store.open(actual);
+    if (!opened) {
+      return repo_not_found(id.id());
+    }
+  }
+  if (!opened) {
+    return tl::unexpected(opened.error());
+  }
+  if (opened->is_private && !has_valid_token(ctx)) {
+    return hub_fail(401, "RepoNotFound",
+                    fmt::format("repository \"{}\" not found or private", id.id()));
+  }
+  if (served != nullptr) {
+    *served = actual;
+  }
+  return opened;
+}
+
+HubExpected<HttpResponse> repo_info(Context& ctx, const RepoId& id,
+                                    const std::optional<std::string>& revision) {
+  RepoId served;
+  const OpenRepository repo = KH_HUB_TRY(open_for_read(ctx, id, &served));
+  const std::string rev = revision.value_or("main");
+  KH_HUB_TRY(check_revision(rev));
+  const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), rev));
+  const CommitSummary summary = KH_HUB_TRY(commit_summary(repo.git.get(), sha));
+  const bool blobs = ctx.target.flag("blobs");
+  const auto items = KH_HUB_TRY(list_tree(repo.git.get(), sha, "", Recursive::yes,
+                                          blobs ? Sizes::read : Sizes::skip));
+  json siblings = json::array();
+  for (const auto& item : items) {
+    if (item.is_directory) {
+      continue;
+    }
+    json sibling = {{"rfilename", item.path}};
+    if (blobs) {
+      sibling["size"] = item.size;
+      sibling["blobId"] = item.oid;
+    }
+    siblings.push_back(std::move(sibling));
+  }
+  json body = {{"id", id.id()}};
+  if (id.type == RepoType::model) {
+    body["modelId"] = id.id();
+  }
+  body["author"] = id.ns;
+  body["sha"] = sha;
+  body["private"] = repo.is_private;
+  body["disabled"] = false;
+  body["gated"] = false;
+  body["lastModified"] = iso_date(summary.time);
+  body["tags"] = json::array();
+  body["downloads"] = 0;
+  body["likes"] = 0;
+  body["siblings"] = std::move(siblings);
+  return json_response(200, body);
+}
+
+HubExpected<HttpResponse> repo_refs(Context& ctx, const RepoId& id) {
+  const OpenRepository repo = KH_HUB_TRY(open_for_read(ctx, id));
+  const RepoRefs refs = KH_HUB_TRY(list_refs(repo.git.get()));
+  json body = {{"branches", ref_list(refs.branches)},
+               {"converts", json::array()},
+               {"tags", ref_list(refs.tags)}};
+  if (ctx.target.flag("include_prs")) {
+    body["pullRequests"] = ref_list(refs.pull_requests);
+  }
+  return json_response(200, body);
+}
+
+HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::string& revision,
+                                    const std::string& path) {
+  const OpenRepository repo = KH_HUB_TRY(open_for_read(ctx, id));
+  KH_HUB_TRY(check_revision(revision));
+  if (!path.empty()) {
+    KH_HUB_TRY(check_repo_path(path));
+  }
+  const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
+  const bool recursive = ctx.target.flag("recursive");
+  const bool expand = ctx.target.flag("expand");
+  const auto items = KH_HUB_TRY(list_tree(repo.git.get(), sha, path,
+                                          recursive ? Recursive::yes : Recursive::no,
+                                          Sizes::read));
+  std::size_t cursor = 0;
+  if (const auto text = ctx.target.param("cursor")) {
+    try {
+      cursor = std::stoul(std::string(*text));
+    } catch (const std::exception&) {
+      return bad_request(fmt::format("invalid cursor \"{}\"", *text));
+    }
+  }
+  const std::size_t page = expand ? k_tree_page_expanded : k_tree_page;
+  json body = json::array();
+  for (std::size_t i = cursor; i < items.size() && i < cursor + page; ++i) {
+    body.push_back(tree_entry(items[i]));
+  }
+  HttpResponse response = json_response(200, body);
+  if (cursor + page < items.size()) {
+    // The client GETs the next page exactly as given, so it is absolute and complete.
+    response.set_header(
+        "Link", fmt::format("<{}{}?recursive={}&expand={}&cursor={}>; rel=\"next\"",
+                            ctx.request.base_url, ctx.target.path, recursive, expand,
+                            cursor + page));
+  }
+  return response;
+}
+
+HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
+                                       const std::string& revision, const std::string& path) {
+  const OpenRepository repo = KH_HUB_TRY(open_for_read(ctx, id));
+  KH_HUB_TRY(check_revision(revision));
+  KH_HUB_TRY(check_repo_path(path));
+  const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
+  const bool is_head = ctx.request.method == "HEAD";
+  auto file = read_file(repo.git, sha, path, is_head ? Content::header : Content::bytes);
+  if (!file) {
+    // With the commit, the client records `.no_exist/<sha>/<path>` in its cache.
+    HttpResponse response = error_response(file.error());
+    response.set_header("X-Repo-Commit", sha);
+    return response;
+  }
+  HttpResponse response;
+  response.content_type = "application/octet-stream";
+  response.set_header("ETag", fmt::format("\"{}\"", file->oid));
+  response.set_header("X-Repo-Commit", sha);
+  response.set_header("Accept-Ranges", "bytes");
+  response.has_stream = true;
+  response.stream_owner = file->owner;
+  if (is_head) {
+    response.stream_size = file->size;
+    return response;
+  }
+  const RangeDecision range = decide_range(ctx.request.header("range"), file->size);
+  if (range.outcome == RangeOutcome::unsatisfiable) {
+    HttpResponse refused = error_response(
+        HubError{416, "", fmt::format("range not satisfiable for a {}-byte file", file->size)});
+    refused.set_header("Content-Range", fmt::format("bytes */{}", file->size));
+    return refused;
+  }
+  if (range.outcome == RangeOutcome::partial) {
+    response.status = 206;
+    response.set_header("Content-Range", fmt::format("bytes {}-{}/{}", range.offset,
+                                                     range.offset + range.length - 1,
+                                                     file->size));
+  }
+  response.stream_data = file->data + range.offset;
+  response.stream_size = range.length;
+  return response;
+}
+
+HubExpected<HttpResponse> organization_overview(Context& ctx, const std::string& org) {
+  if (!is_valid_id_part(org)) {
+    return bad_request(fmt::format("invalid organization name \"{}\"", org));
+  }
+  const auto it = ctx.settings.organizations.find(org);
+  bool known = it != ctx.settings.organizations.end();
+  for (const RepoType type : {RepoType::model, RepoType::dataset, RepoType::kernel}) {
+    std::error_code ec;
+    known = known || std::filesystem::is_directory(
+                         ctx.settings.root / std::string(api_part(type)) / org, ec);
+  }
+  if (!known) {
+    return hub_fail(404, "", fmt::format("organization \"{}\" not found", org));
+  }
+  const bool trusted = it != ctx.settings.organizations.end() &&
+                       it->second.trusted_kernel_publisher;
+  return json_response(200, {{"name", org},
+                             {"fullname", org},
+                             {"type", "org"},
+                             {"trustedKernelPublisher", trusted}});
+}
+
+}  // namespace kernelhub::server::handlers

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/server/repository_reader.hpp>
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include <kernelhub/server/git_handles.hpp>
+
+namespace kernelhub::server {
+
+namespace {
+
+constexpr std::size_t k_min_prefix_digits = 7;
+
+tl::unexpected<HubError> git_failure(std::string_view what) {
+  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
+}
+
+bool is_hex(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+bool is_valid_ref_name(const std::string& name) {
+  int valid = 0;
+  return git_reference_name_is_valid(&valid, name.c_str()) == 0 && valid != 0;
+}
+
+// The commit a ref points at (through annotated tags), or nullopt when there is no such ref.
+std::optional<std::string> peel_ref(git_repository* repo, const std::string& name) {
+  git_reference* raw = nullptr;
+  if (git_reference_lookup(&raw, repo, name.c_str()) != 0) {
+    return std::nullopt;
+  }
+  const git::Reference ref(raw);
+  git_object* raw_object = nullptr;
+  if (git_reference_peel(&raw_object, ref.get(), GIT_OBJECT_COMMIT) != 0) {
+    return std::nullopt;
+  }
+  const git::Object object(raw_object);
+  return git::to_hex(*git_object_id(object.get()));
+}
+
+std::optional<std::string> lookup_commit_prefix(git_repository* repo, std::string_view hex) {
+  git_oid oid;
+  if (git_oid_fromstrn(&oid, hex.data(), hex.size()) != 0) {
+    return std::nullopt;
+  }
+  git_object* raw = nullptr;
+  if (git_object_lookup_prefix(&raw, repo, &oid, hex.size(), GIT_OBJECT_COMMIT) != 0) {
+    return std::nullopt;
+  }
+  const git::Object object(raw);
+  return git::to_hex(*git_object_id(object.get()));
+}
+
+HubExpected<git::Tree> commit_tree(git_repository* repo, const std::string& sha) {
+  git_oid oid;
+  git_commit* raw_commit = nullptr;
+  if (git_oid_fromstr(&oid, sha.c_str()) != 0 ||
+      git_commit_lookup(&raw_commit, repo, &oid) != 0) {
+    return revision_not_found(sha);
+  }
+  const git::Commit commit(raw_commit);
+  git_tree* raw_tree = nullptr;
+  if (git_commit_tree(&raw_tree, commit.get()) != 0) {
+    return git_failure("read a commit's tree");
+  }
+  return git::Tree(raw_tree);
+}
+
+std::uint64_t blob_size(git_odb* odb, const git_oid* oid) {
+  std::size_t size = 0;
+  git_object_t type = GIT_OBJECT_ANY;
+  return git_odb_read_header(&size, &type, odb, oid) == 0 ? size : 0;
+}
+
+bool is_file_entry(const git_tree_entry* entry) {
+  return git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
+}
+
+struct WalkState {
+  std::string base;  // "" or "dir/"
+  git_odb* odb = nullptr;
+  Recursive recursive = Recursive::no;
+  std::vector<TreeItem>* items = nullptr;
+};
+
+int collect_entry(const char* root, const git_tree_entry* entry, void* payload) {
+  auto* state = static_cast<WalkState*>(payload);
+  const git_object_t type = git_tree_entry_type(entry);
+  if (type != GIT_OBJECT_BLOB && type != GIT_OBJECT_TREE) {
+    return 1;  // submodules are not files of the repository
+  }
+  TreeItem item;
+  item.path = state->base + root + git_tree_entry_name(entry);
+  item.is_directory = type == GIT_OBJECT_TREE;
+  item.oid = git::to_hex(*git_tree_entry_id(entry));
+  if (!item.is_directory && state->odb != nullptr) {
+    item.size = blob_size(state->odb, git_tree_entry_id(entry));
+  }
+  state->items->push_back(std::move(item));
+  // In a pre-order walk, 1 skips the folder's contents.
+  return state->recursive == Recursive::yes ? 0 : 1;
+}
+
+}  // namespace
+
+HubExpected<std::string> resolve_revision(git_repository* repo, std::string_view revision) {
+  const std::string rev(revision);
+  if (rev.size() == GIT_OID_HEXSZ && is_hex(rev)) {
+    git_oid oid;
+    git_commit* raw = nullptr;
+    if (git_oid_fromstr(&oid, rev.c_str()) == 0 && git_commit_lookup(&raw, repo, &oid) == 0) {
+      git_commit_free(raw);
+      return git::to_hex(oid);
+    }
+    return revision_not_found(rev);
+  }
+  if (rev.starts_with("refs/")) {
+    if (!is_valid_ref_name(rev)) {
+      return bad_request(fmt::format("invalid revision \"{}\"", rev));
+    }
+    if (auto sha = peel_ref(repo, rev)) {
+      return *sha;
+    }
+    return revision_not_found(rev);
+  }
+  const std::string branch = "refs/heads/" + rev;
+  if (!is_valid_ref_name(branch)) {
+    return bad_request(fmt::format("invalid revision \"{}\"", rev));
+  }
+  if (auto sha = peel_ref(repo, branch)) {
+    return *sha;
+  }
+  if (auto sha = peel_ref(repo, "refs/tags/" + rev)) {
+    return *sha;
+  }
+  if (rev.size() >= k_min_prefix_digits && is_hex(rev)) {
+    if (auto sha = lookup_commit_prefix(repo, rev)) {
+      return *sha;
+    }
+  }
+  return revision_not_found(rev);
+}
+
+HubExpected<std::string> resolve_branch(git_repository* repo, std::string_view revision) {
+  std::string ref(revision);
+  if (!ref.starts_with("refs/")) {
+    ref = "refs/heads/" + ref;
+  }
+  if (!is_valid_ref_name(ref)) {
+    return bad_request(fmt::format("invalid branch name \"{}\"", revision));
+  }
+  if (!ref.starts_with("refs/heads/") || !peel_ref(repo, ref)) {
+    return revision_not_found(std::string(revision));
+  }
+  return ref;
+}
+
+HubExpected<RepoRefs> list_refs(git_repository* repo) {
+  git_reference_iterator* raw = nullptr;
+  if (git_reference_iterator_new(&raw, repo) != 0) {
+    return git_failure("list references");
+  }
+  const git::ReferenceIterator iterator(raw);
+  RepoRefs refs;
+  git_reference* raw_ref = nullptr;
+  while (git_reference_next(&raw_ref, iterator.get()) == 0) {
+    const git::Reference ref(raw_ref);
+    const std::string name = git_reference_name(ref.get());
+    const auto target = peel_ref(repo, name);
+    if (!target) {
+      continue;
+    }
+    if (name.starts_with("refs/heads/")) {
+      refs.branches.push_back({name.substr(11), name, *target});
+    } else if (name.starts_with("refs/tags/")) {
+      refs.tags.push_back({name.substr(10), name, *target});
+    } else if (name.starts_with("refs/pr/")) {
+      refs.pull_requests.push_back({name.substr(5), name, *target});
+    }
+  }
+  for (auto* list : {&refs.branches, &refs.tags, &refs.pull_requests}) {
+    std::sort(list->begin(), list->end(),
+              [](const RefEntry& a, const RefEntry& b) { return a.name < b.name; });
+  }
+  return refs;
+}
+
+HubExpected<CommitSummary> commit_summary(git_repository* repo, const std::string& sha) {
+  git_oid oid;
+  git_commit* raw = nullptr;
+  if (git_oid_fromstr(&oid, sha.c_str()) != 0 || git_commit_lookup(&raw, repo, &oid) != 0) {
+    return revision_not_found(sha);
+  }
+  const git::Commit commit(raw);
+  const char* summary = git_commit_summary(commit.get());
+  return CommitSummary{sha, static_cast<std::int64_t>(git_commit_time(commit.get())),
+                       summary != nullptr ? summary : ""};
+}
+
+HubExpected<std::vector<TreeItem>> list_tree(git_repository* repo, const std::string& commit,
+                                             std::string_view path, Recursive recursive,
+                                             Sizes sizes) {
+  git::Tree root = KH_HUB_TRY(commit_tree(repo, commit));
+  git::Odb odb;
+  if (sizes == Sizes::read) {
+    git_odb* raw_odb = nullptr;
+    if (git_repository_odb(&raw_odb, repo) != 0) {
+      return git_failure("open the object database");
+    }
+    odb.reset(raw_odb);
+  }
+  std::vector<TreeItem> items;
+  WalkState state{"", odb.get(), recursive, &items};
+  git::Tree subtree;
+  git_tree* walked = root.get();
+  if (!path.empty()) {
+    git_tree_entry* raw_entry = nullptr;
+    const std::string path_text(path);
+    if (git_tree_entry_bypath(&raw_entry, root.get(), path_text.c_str()) != 0) {
+      return entry_not_found(path_text);
+    }
+    const git::TreeEntry entry(raw_entry);
+    if (is_file_entry(entry.get())) {
+      TreeItem item{path_text, false, git::to_hex(*git_tree_entry_id(entry.get())), 0};
+      if (odb) {
+        item.size = blob_size(odb.get(), git_tree_entry_id(entry.get()));
+      }
+      items.push_back(std::move(item));
+      return items;
+    }
+    git_tree* raw_subtree = nullptr;
+    if (git_tree_lookup(&raw_subtree, repo, git_tree_entry_id(entry.get())) != 0) {
+      return entry_not_found(path_text);
+    }
+    subtree.reset(raw_subtree);
+    walked = subtree.get();
+    state.base = path_text + "/";
+  }
+  if (git_tree_walk(walked, GIT_TREEWALK_PRE, &collect_entry, &state) != 0) {
+    return git_failure("walk a tree");
+  }
+  return items;
+}
+
+HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
+                                   const std::string& commit, std::string_view path,
+                                   Content content) {
+  git::Tree root = KH_HUB_TRY(commit_tree(repo.get(), commit));
+  const std::string path_text(path);
+  git_tree_entry* raw_entry = nullptr;
+  if (git_tree_entry_bypath(&raw_entry, root.get(), path_text.c_str()) != 0) {
+    return entry_not_found(path_text);
+  }
+  const git::TreeEntry entry(raw_entry);
+  if (!is_file_entry(entry.get())) {
+    return entry_not_found(path_text);
+  }
+  const git_oid* oid = git_tree_entry_id(entry.get());
+  FileContent file;
+  file.oid = git::to_hex(*oid);
+  if (content == Content::header) {
+    git_odb* raw_odb = nullptr;
+    if (git_repository_odb(&raw_odb, repo.get()) != 0) {
+      return git_failure("open the object database");
+    }
+    const git::Odb odb(raw_odb);
+    file.size = blob_size(odb.get(), oid);
+    return file;
+  }
+  git_blob* raw_blob = nullptr;
+  if (git_blob_lookup(&raw_blob, repo.get(), oid) != 0) {
+    return git_failure(fmt::format("read \"{}\"", path_text));
+  }
+  // The blob borrows the repository, so the owner keeps both; libgit2's buffer is sent as is.
+  struct Holder {
+    std::shared_ptr<git_repository> repo;
+    git::Blob blob;
+  };
+  auto holder = std::make_shared<Holder>(Holder{repo, git::Blob(raw_blob)});
+  file.size = static_cast<std::uint64_t>(git_blob_rawsize(holder->blob.get()));
+  file.data = static_cast<const char*>(git_blob_rawcontent(holder->blob.get()));
+  file.owner = std::move(holder);
+  return file;
+}
+
+}  // namespace kernelhub::server

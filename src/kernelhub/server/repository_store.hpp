@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <kernelhub/server/hub_error.hpp>
+#include <kernelhub/server/repo_id.hpp>
+
+struct git_repository;
+
+namespace kernelhub::server {
+
+// A repository opened for one request. The handle goes back to its pool when the last copy
+// is dropped (a streamed download keeps it until the last byte is sent).
+struct OpenRepository {
+  std::shared_ptr<git_repository> git;
+  bool is_private = false;
+};
+
+// The repositories under the server's root, each a bare git repository at
+// `<root>/<models|datasets|kernels>/<namespace>/<name>.git`. libgit2 handles are not safe to
+// share between threads, so each repository keeps a small pool of opened handles that
+// requests borrow; opening costs file reads, borrowing only a lock.
+class RepositoryStore {
+ public:
+  explicit RepositoryStore(std::filesystem::path root);
+  ~RepositoryStore();
+  RepositoryStore(const RepositoryStore&) = delete;
+  RepositoryStore& operator=(const RepositoryStore&) = delete;
+
+  const std::filesystem::path& root() const { return m_root; }
+  std::filesystem::path directory(const RepoId& id) const;
+
+  // RepoNotFound (404) when no such repository exists.
+  HubExpected<OpenRepository> open(const RepoId& id);
+
+  // Creates the bare repository with a first commit on `main` (a `.gitattributes`, as the Hub
+  // does), built in a temporary folder and renamed into place so a crash leaves either
+  // nothing or a whole repository. Returns false when it already exists.
+  HubExpected<bool> create(const RepoId& id, bool is_private);
+
+  // Serialises the writes to one repository within this process; the ref update's
+  // compare-and-swap guards against anything else.
+  std::mutex& write_mutex(const RepoId& id);
+
+  // Every repository of a type, sorted by id.
+  std::vector<RepoId> list(RepoType type) const;
+
+ private:
+  struct Pool;
+  std::shared_ptr<Pool> pool_for(const std::filesystem::path& dir);
+
+  std::filesystem::path m_root;
+  std::mutex m_mutex;
+  std::map<std::string, std::shared_ptr<Pool>> m_pools;
+  std::map<std::string, std::unique_ptr<std::mutex>> m_write_mutexes;
+};
+
+}  // namespace kernelhub::server

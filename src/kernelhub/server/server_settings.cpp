@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/server/server_settings.hpp>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <kernelhub/util/file_io.hpp>
+
+namespace kernelhub::server {
+
+util::Expected<std::set<std::string>> read_token_file(const std::filesystem::path& path) {
+  const std::string text = KH_TRY(util::read_file(path));
+  std::set<std::string> tokens;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') {
+      continue;
+    }
+    const auto last = line.find_last_not_of(" \t\r");
+    tokens.insert(line.substr(first, last - first + 1));
+  }
+  if (tokens.empty()) {
+    return util::fail(fmt::format("token file \"{}\" holds no token", path.string()));
+  }
+  return tokens;
+}
+
+util::Expected<std::map<std::string, OrganizationSettings>> read_organization_settings(
+    const std::filesystem::path& root) {
+  std::map<std::string, OrganizationSettings> organizations;
+  const auto path = root / "config.toml";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    return organizations;
+  }
+  const std::string text = KH_TRY(util::read_file(path));
+  toml::table parsed;
+  try {
+    parsed = toml::parse(text, path.string());
+  } catch (const toml::parse_error& error) {
+    return util::fail(fmt::format("{}:{}:{}: {}", path.string(), error.source().begin.line,
+                                  error.source().begin.column, error.description()));
+  }
+  const toml::table* table = parsed["organizations"].as_table();
+  if (table == nullptr) {
+    return organizations;
+  }
+  for (const auto& [name, node] : *table) {
+    const toml::table* org = node.as_table();
+    if (org == nullptr) {
+      return util::fail(fmt::format("{}: organizations.{} must be a table", path.string(),
+                                    std::string(name.str())));
+    }
+    OrganizationSettings settings;
+    settings.trusted_kernel_publisher = (*org)["trustedKernelPublisher"].value_or(false);
+    organizations.emplace(std::string(name.str()), settings);
+  }
+  return organizations;
+}
+
+}  // namespace kernelhub::server

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// The router over a real RepositoryStore in the test's temp dir, without sockets: the Hub
+// endpoints' status codes, headers and bodies, and that refused writes change nothing.
+#include <kernelhub/server/hub_router.hpp>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kernelhub::server {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* k_token = "secret-token";
+
+class HubRouterTest : public testing::Test {
+ protected:
+  HubRouterTest() : m_router(make_settings()) {}
+
+  static ServerSettings make_settings() {
+    ServerSettings settings;
+    settings.root = std::filesystem::current_path() / "root";
+    settings.tokens = {k_token};
+    settings.organizations["org"].trusted_kernel_publisher = true;
+    return settings;
+  }
+
+  HttpResponse send(std::string method, std::string target, const std::string& body = "",
+                    bool with_token = true, std::vector<std::pair<std::string, std::string>>
+                                                extra_headers = {}) {
+    HttpRequest request;
+    request.method = std::move(method);
+    request.target = std::move(target);
+    request.body = body;
+    request.base_url = "http://127.0.0.1:9";
+    request.headers = std::move(extra_headers);
+    if (with_token) {
+      request.headers.emplace_back("authorization", std::string("Bearer ") + k_token);
+    }
+    return m_router.handle(request);
+  }
+
+  static std::string header(const HttpResponse& response, std::string_view name) {
+    for (const auto& [key, value] : response.headers) {
+      if (key == name) {
+        return value;
+      }
+    }
+    return "";
+  }
+
+  static std::string streamed(const HttpResponse& response) {
+    return std::string(response.stream_data, response.stream_size);
+  }
+
+  void create_kernel() {
+    const auto response =
+        send("POST", "/api/repos/create", R"({"name": "k", "organization": "org", "type": "kernel"})");
+    ASSERT_EQ(response.status, 200) << response.body;
+  }
+
+  HttpResponse commit_file(const std::string& revision, const std::string& path,
+                           const std::string& base64, bool with_token = true) {
+    const std::string body =
+        R"({"key": "header", "value": {"summary": "add"}})"
+        "\n" +
+        json({{"key", "file"}, {"value", {{"path", path}, {"content", base64}, {"encoding", "base64"}}}})
+            .dump() +
+        "\n";
+    return send("POST", "/api/kernels/org/k/commit/" + revision, body, with_token);
+  }
+
+  std::string refs() { return send("GET", "/api/kernels/org/k/refs").body; }
+
+  HubRouter m_router;
+};
+
+}  // namespace
+
+TEST_F(HubRouterTest, CreateAnswersUrlAndConflictStillCarriesIt) {
+  create_kernel();
+  const auto again =
+      send("POST", "/api/repos/create", R"({"name": "k", "organization": "org", "type": "kernel"})");
+  EXPECT_EQ(again.status, 409);
+  EXPECT_EQ(json::parse(again.body)["url"], "http://127.0.0.1:9/kernels/org/k");
+  const auto info = json::parse(send("GET", "/api/kernels/org/k").body);
+  EXPECT_EQ(info["id"], "org/k");
+  EXPECT_EQ(info["sha"].get<std::string>().size(), 40u);
+  EXPECT_EQ(info["siblings"], json::array({{{"rfilename", ".gitattributes"}}}));
+}
+
+TEST_F(HubRouterTest, CommitThenResolveWithEtagCommitAndRanges) {
+  create_kernel();
+  const auto committed = commit_file("main", "dir/a b.txt", "aGVsbG8gd29ybGQ=");
+  ASSERT_EQ(committed.status, 200) << committed.body;
+  const std::string sha = json::parse(committed.body)["commitOid"];
+  EXPECT_EQ(json::parse(committed.body)["commitUrl"],
+            "http://127.0.0.1:9/kernels/org/k/commit/" + sha);
+
+  const auto got = send("GET", "/kernels/org/k/resolve/main/dir/a%20b.txt");
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(streamed(got), "hello world");
+  // git's blob id of "hello world": sha1("blob 11\0hello world").
+  EXPECT_EQ(header(got, "ETag"), "\"95d09f2b10159347eece71399a7e2e907ea3df4f\"");
+  EXPECT_EQ(header(got, "X-Repo-Commit"), sha);
+
+  const auto head = send("HEAD", "/kernels/org/k/resolve/" + sha + "/dir/a%20b.txt");
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.stream_size, 11u);
+
+  const auto part = send("GET", "/kernels/org/k/resolve/main/dir/a%20b.txt", "", true,
+                         {{"range", "bytes=6-"}});
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(streamed(part), "world");
+  EXPECT_EQ(header(part, "Content-Range"), "bytes 6-10/11");
+
+  const auto missing = send("HEAD", "/kernels/org/k/resolve/main/nope.txt");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(header(missing, "X-Error-Code"), "EntryNotFound");
+  EXPECT_EQ(header(missing, "X-Repo-Commit"), sha);
+}
+
+TEST_F(HubRouterTest, BranchesWithSlashesTagsAndHistoricalShas) {
+  create_kernel();
+  const std::string first = json::parse(commit_file("main", "f.txt", "MQ==").body)["commitOid"];
+  ASSERT_EQ(send("POST", "/api/kernels/org/k/branch/dev%2F1", "{}").status, 200);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/branch/dev%2F1", "{}").status, 409);
+  ASSERT_EQ(commit_file("dev%2F1", "f.txt", "Mg==").status, 200);
+  ASSERT_EQ(send("POST", "/api/kernels/org/k/tag/dev%2F1", R"({"tag": "v1.0"})").status, 200);
+
+  EXPECT_EQ(streamed(send("GET", "/kernels/org/k/resolve/dev%2F1/f.txt")), "2");
+  EXPECT_EQ(streamed(send("GET", "/kernels/org/k/resolve/v1.0/f.txt")), "2");
+  EXPECT_EQ(streamed(send("GET", "/kernels/org/k/resolve/refs%2Fheads%2Fmain/f.txt")), "1");
+  EXPECT_EQ(streamed(send("GET", "/kernels/org/k/resolve/" + first + "/f.txt")), "1");
+
+  const auto listed = json::parse(refs());
+  EXPECT_EQ(listed["branches"].size(), 2u);
+  EXPECT_EQ(listed["tags"][0]["name"], "v1.0");
+  EXPECT_EQ(listed["converts"], json::array());
+
+  const auto unknown = send("GET", "/api/kernels/org/k/revision/nope");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(header(unknown, "X-Error-Code"), "RevisionNotFound");
+}
+
+TEST_F(HubRouterTest, TreeListsFoldersAndRecursiveFiles) {
+  create_kernel();
+  ASSERT_EQ(commit_file("main", "build/torch-cpu/m.py", "eA==").status, 200);
+  const auto top = json::parse(send("GET", "/api/kernels/org/k/tree/main/build").body);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0]["type"], "directory");
+  EXPECT_EQ(top[0]["path"], "build/torch-cpu");
+  const auto all = json::parse(send("GET", "/api/kernels/org/k/tree/main?recursive=true").body);
+  EXPECT_EQ(all.size(), 4u);  // .gitattributes, build, build/torch-cpu, the file
+  const auto missing = send("GET", "/api/kernels/org/k/tree/main/nope");
+  EXPECT_EQ(header(missing, "X-Error-Code"), "EntryNotFound");
+}
+
+TEST_F(HubRouterTest, RefusedWritesChangeNothing) {
+  create_kernel();
+  const std::string before = refs();
+  EXPECT_EQ(commit_file("main", "a.txt", "YQ==", /*with_token=*/false).status, 401);
+  HttpRequest wrong;
+  wrong.method = "POST";
+  wrong.target = "/api/kernels/org/k/commit/main";
+  wrong.headers = {{"authorization", "Bearer nope"}};
+  const auto wrong_token = m_router.handle(wrong);
+  EXPECT_EQ(wrong_token.status, 401);
+  EXPECT_EQ(header(wrong_token, "X-Error-Message"), "Invalid credentials in Authorization header");
+  EXPECT_EQ(commit_file("main", "../a.txt", "YQ==").status, 400);
+  EXPECT_EQ(commit_file("main", ".git/config", "YQ==").status, 400);
+  EXPECT_EQ(commit_file("main", "a.txt", "not base64!").status, 400);
+  EXPECT_EQ(commit_file("nobranch", "a.txt", "YQ==").status, 404);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/commit/main", "{garbage").status, 400);
+  const auto stale = send("POST", "/api/kernels/org/k/commit/main",
+                          R"({"key": "header", "value": {"summary": "s", "parentCommit": "0000000000"}})");
+  EXPECT_EQ(stale.status, 412);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/commit/main",
+                 R"({"key": "header", "value": {"summary": "s"}})"
+                 "\n"
+                 R"({"key": "deletedFile", "value": {"path": "absent.txt"}})")
+                .status,
+            404);
+  EXPECT_EQ(refs(), before);
+}
+
+TEST_F(HubRouterTest, TraversalInIdsAndRevisionsIsRefused) {
+  create_kernel();
+  EXPECT_EQ(send("GET", "/api/kernels/org/..%2F..%2Fetc").status, 400);
+  EXPECT_EQ(send("GET", "/kernels/org/k/resolve/..%2F..%2Fconfig/x").status, 400);
+  EXPECT_EQ(send("GET", "/kernels/org/k/resolve/main/..%2F..%2Fconfig").status, 400);
+  EXPECT_EQ(send("GET", "/kernels/org/k/resolve/main/a/../../config").status, 400);
+  EXPECT_EQ(send("POST", "/api/repos/create", R"({"name": "..", "organization": "org"})").status,
+            400);
+  EXPECT_EQ(send("GET", "/api/nothing/here").status, 404);
+}
+
+TEST_F(HubRouterTest, PreuploadAnswersRegularWithTheCurrentOid) {
+  create_kernel();
+  ASSERT_EQ(commit_file("main", "a.txt", "aGVsbG8gd29ybGQ=").status, 200);
+  const auto answer = json::parse(
+      send("POST", "/api/kernels/org/k/preupload/main",
+           R"({"files": [{"path": "a.txt", "size": 11, "sample": ""}, {"path": "b.txt", "size": 1, "sample": ""}]})")
+          .body);
+  EXPECT_EQ(answer["files"][0]["uploadMode"], "regular");
+  EXPECT_EQ(answer["files"][0]["shouldIgnore"], false);
+  EXPECT_EQ(answer["files"][0]["oid"], "95d09f2b10159347eece71399a7e2e907ea3df4f");
+  EXPECT_TRUE(answer["files"][1]["oid"].is_null());
+}
+
+TEST_F(HubRouterTest, OrganizationOverviewAndIndexPage) {
+  create_kernel();
+  ASSERT_EQ(send("POST", "/api/kernels/org/k/branch/v1", "{}").status, 200);
+  ASSERT_EQ(commit_file("v1", "build/torch-cpu/m.py", "eA==").status, 200);
+  const auto overview = json::parse(send("GET", "/api/organizations/org/overview").body);
+  EXPECT_EQ(overview["trustedKernelPublisher"], true);
+  EXPECT_EQ(send("GET", "/api/organizations/stranger/overview").status, 404);
+  const auto page = send("GET", "/");
+  EXPECT_NE(page.body.find("org/k"), std::string::npos);
+  EXPECT_NE(page.body.find("torch-cpu"), std::string::npos);
+}
+
+}  // namespace kernelhub::server
