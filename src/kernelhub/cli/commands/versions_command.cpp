@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kernelhub versions REPO_ID [--json]`: the kernel's versions (its v<N> branches; offline,
+// the cached refs/v<N>) and, for each, which of its build variants this machine accepts, in
+// the words of the reference's `kernels versions`.
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/cache/cache_location.hpp>
+#include <kernelhub/cache/kernel_download.hpp>
+#include <kernelhub/cli/command_support.hpp>
+#include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/kernel_trace_json.hpp>
+#include <kernelhub/hub/hub_client.hpp>
+#include <kernelhub/variants/system_detect.hpp>
+
+namespace kernelhub::cli::commands {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+struct VersionsOptions {
+  std::string repo_id;
+  bool json = false;
+};
+
+void run_versions(const VersionsOptions& options) {
+  const auto repo = value_or_fatal(hub::RepoId::parse(options.repo_id));
+  const hub::HubClient client(hub::Endpoint::from_environment());
+  const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
+  const variants::SubprocessRunner runner;
+  const auto system =
+      variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+
+  const auto versions = value_or_fatal(cache::kernel_versions(hub_cache, repo));
+  ordered_json out = {{"repo_id", repo.str()}, {"versions", ordered_json::array()}};
+  if (versions.empty() && !options.json) {
+    std::fputs(fmt::format("Repository does not support kernel versions: {}\n", repo.str()).c_str(),
+               stdout);
+    return;
+  }
+  for (const auto& version : versions) {
+    const auto names = value_or_fatal(cache::kernel_variants(hub_cache, repo, version.commit));
+    const auto resolution = variants::resolve_variant_names(system, names);
+    if (options.json) {
+      out["versions"].push_back({{"version", version.number},
+                                 {"commit", version.commit},
+                                 {"variants", names},
+                                 {"trace", trace_json(resolution)}});
+    } else {
+      std::fputs(fmt::format("Version {}:\n\n{}\n", version.number,
+                             variants::render_trace(resolution.trace))
+                     .c_str(),
+                 stdout);
+    }
+  }
+  if (options.json) {
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  }
+}
+
+}  // namespace
+
+void declare_versions(CLI::App& app, RunState& state) {
+  (void)state;
+  auto options = std::make_shared<VersionsOptions>();
+  auto* sub = app.add_subcommand("versions");
+  sub->add_option("REPO_ID", options->repo_id, "kernel repository, e.g. kernels-community/relu")
+      ->required();
+  sub->add_flag("--json", options->json, "print the versions and traces as JSON on stdout");
+  sub->callback([options] { run_versions(*options); });
+}
+
+}  // namespace kernelhub::cli::commands

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/hub/content_hash.hpp>
+#include <kernelhub/hub/http_transport.hpp>
+#include <kernelhub/hub/hub_client.hpp>
+
+// An in-memory Hub with one kernel repository at one commit, speaking just enough of the
+// protocol (repo info, refs, recursive tree, resolve HEAD/GET with Range) for the cache's
+// tests, and recording every request so tests can assert what went over the wire.
+namespace kernelhub::cache::testing {
+
+class FakeHub : public hub::Transport {
+ public:
+  static constexpr const char* k_base = "http://hub.test";
+
+  std::string repo_id = "org/relu";
+  std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  std::map<std::string, std::string> files;     // path -> content
+  std::map<std::string, std::string> branches;  // name -> commit
+  bool unreachable = false;                     // every request fails as a refused connection
+  std::vector<std::string> ranges;              // Range headers received, in order
+
+  std::vector<std::string> requests() const {
+    std::lock_guard<std::mutex> guard(m_mutex);
+    return m_requests;
+  }
+  std::size_t count(const std::string& method, const std::string& needle) const {
+    std::size_t n = 0;
+    for (const auto& line : requests()) {
+      if (line.rfind(method + " ", 0) == 0 && line.find(needle) != std::string::npos) {
+        ++n;
+      }
+    }
+    return n;
+  }
+
+  tl::expected<hub::HttpResponse, hub::TransportError> perform(const hub::HttpRequest& request) override {
+    {
+      std::lock_guard<std::mutex> guard(m_mutex);
+      m_requests.push_back(request.method + " " + request.url.substr(std::string(k_base).size()));
+    }
+    if (unreachable) {
+      return tl::unexpected(hub::TransportError{"connection refused", false});
+    }
+    const std::string path = request.url.substr(std::string(k_base).size());
+    const std::string api = "/api/kernels/" + repo_id;
+    const std::string resolve = "/kernels/" + repo_id + "/resolve/";
+    if (path == api + "/revision/main") {
+      return json_response({{"id", repo_id}, {"sha", commit}});
+    }
+    if (path == api + "/refs") {
+      nlohmann::json out = {{"branches", nlohmann::json::array()},
+                            {"converts", nlohmann::json::array()},
+                            {"tags", nlohmann::json::array()}};
+      for (const auto& [name, target] : branches) {
+        out["branches"].push_back(
+            {{"name", name}, {"ref", "refs/heads/" + name}, {"targetCommit", target}});
+      }
+      return json_response(out);
+    }
+    if (path.rfind(api + "/tree/", 0) == 0) {
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& [name, content] : files) {
+        out.push_back({{"type", "file"}, {"oid", hub::git_blob_sha1(content)},
+                       {"size", content.size()}, {"path", name}});
+      }
+      return json_response(out);
+    }
+    if (path.rfind(resolve, 0) == 0) {
+      const auto rest = path.substr(resolve.size());
+      const auto file = rest.substr(rest.find('/') + 1);
+      const auto found = files.find(file);
+      hub::HttpResponse response;
+      response.headers.add("X-Repo-Commit", commit);
+      if (found == files.end()) {
+        response.status = 404;
+        response.headers.add("X-Error-Code", "EntryNotFound");
+        return response;
+      }
+      const std::string& content = found->second;
+      response.status = 200;
+      response.headers.add("ETag", "\"" + hub::git_blob_sha1(content) + "\"");
+      std::string body = content;
+      for (const auto& [name, value] : request.headers) {
+        if (name == "Range") {
+          std::lock_guard<std::mutex> guard(m_mutex);
+          ranges.push_back(value);
+          const auto from = std::stoull(value.substr(6));
+          response.status = 206;
+          response.headers.add("Content-Range", "bytes " + std::to_string(from) + "-" +
+                                                    std::to_string(content.size() - 1) + "/" +
+                                                    std::to_string(content.size()));
+          body = content.substr(from);
+        }
+      }
+      response.headers.add("Content-Length", std::to_string(body.size()));
+      if (request.method == "GET" && request.sink) {
+        if (request.on_start && !request.on_start(response.status, response.headers)) {
+          return tl::unexpected(hub::TransportError{"aborted", false});
+        }
+        if (!request.sink(body)) {
+          return tl::unexpected(hub::TransportError{"aborted", false});
+        }
+      } else if (request.method == "GET") {
+        response.body = body;
+      }
+      return response;
+    }
+    hub::HttpResponse missing;
+    missing.status = 404;
+    missing.headers.add("X-Error-Code", "RepoNotFound");
+    return missing;
+  }
+
+ private:
+  static hub::HttpResponse json_response(const nlohmann::json& value) {
+    hub::HttpResponse response;
+    response.status = 200;
+    response.headers.add("Content-Type", "application/json");
+    response.body = value.dump();
+    return response;
+  }
+
+  mutable std::mutex m_mutex;
+  std::vector<std::string> m_requests;
+};
+
+inline hub::HubClient fake_client(std::shared_ptr<FakeHub> hub, bool offline = false) {
+  hub::Endpoint endpoint;
+  endpoint.url = FakeHub::k_base;
+  endpoint.user_agent = "kernelhub-test";
+  endpoint.offline = offline;
+  hub::ClientOptions options;
+  options.progress_bar = false;
+  options.sleep = [](std::chrono::milliseconds) {};
+  options.retry.max_attempts = 1;
+  return hub::HubClient(endpoint, options, std::move(hub));
+}
+
+}  // namespace kernelhub::cache::testing
