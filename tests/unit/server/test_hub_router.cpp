@@ -223,4 +223,38 @@ TEST_F(HubRouterTest, OrganizationOverviewAndIndexPage) {
   EXPECT_NE(page.body.find("torch-cpu"), std::string::npos);
 }
 
+TEST_F(HubRouterTest, PrivateReposAreHiddenFromCallersWithoutAToken) {
+  ASSERT_EQ(send("POST", "/api/repos/create",
+                 R"({"name": "secret", "organization": "org", "visibility": "private"})")
+                .status,
+            200);
+  EXPECT_EQ(send("GET", "/api/models/org/secret").status, 200);
+  const auto hidden = send("GET", "/api/models/org/secret", "", /*with_token=*/false);
+  EXPECT_EQ(hidden.status, 401);
+  EXPECT_EQ(header(hidden, "X-Error-Code"), "RepoNotFound");
+  EXPECT_EQ(send("HEAD", "/org/secret/resolve/main/.gitattributes", "", false).status, 401);
+}
+
+TEST(HubRouterReadOnly, WritesAreRefusedWithoutATokenFile) {
+  ServerSettings settings;
+  settings.root = std::filesystem::current_path() / "root";
+  HubRouter router(settings);
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/api/repos/create";
+  request.body = R"({"name": "k", "organization": "org"})";
+  request.headers = {{"authorization", "Bearer anything"}};
+  const auto response = router.handle(request);
+  EXPECT_EQ(response.status, 403);
+  EXPECT_NE(response.body.find("--token-file"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(settings.root / "models"));
+}
+
+TEST_F(HubRouterTest, ModelUrlsFallBackToTheKernelOfTheSameName) {
+  create_kernel();
+  ASSERT_EQ(commit_file("main", "f.txt", "MQ==").status, 200);
+  EXPECT_EQ(streamed(send("GET", "/org/k/resolve/main/f.txt")), "1");
+  EXPECT_EQ(send("GET", "/api/datasets/org/k").status, 404);
+}
+
 }  // namespace kernelhub::server
