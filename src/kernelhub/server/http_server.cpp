@@ -53,8 +53,8 @@ void write_response(const httplib::Request& raw, HttpResponse response, httplib:
     out.set_content(std::move(response.body), response.content_type);
     return;
   }
-  out.set_header("Content-Type", response.content_type);
   if (response.stream_size == 0) {
+    out.set_header("Content-Type", response.content_type);
     return;  // httplib then sends Content-Length: 0
   }
   const char* data = response.stream_data;
