@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 // The script the process runs: argv[1] the variant, argv[2] the backend. Printing the module's
 // name last lets the caller see the load got that far.
-constexpr std::string_view k_script = R"(import pathlib, sys
+constexpr std::string_view k_script = R"py(import pathlib, sys, traceback
 try:
     import kernels
 except ModuleNotFoundError as error:
@@ -24,9 +24,19 @@ except ModuleNotFoundError as error:
         raise
     print("kernelhub-import-check: no kernels package")
     sys.exit(3)
-module = kernels.get_local_kernel(pathlib.Path(sys.argv[1]), backend=sys.argv[2])
+try:
+    module = kernels.get_local_kernel(pathlib.Path(sys.argv[1]), backend=sys.argv[2])
+except BaseException as error:
+    traceback.print_exc()
+    message = str(error).strip().splitlines()
+    summary = type(error).__name__ + (": " + message[0] if message else "")
+    notes = "; ".join(getattr(error, "__notes__", []))
+    if notes:
+        summary += " (" + notes + ")"
+    print("kernelhub-import-check: error:", summary, flush=True)
+    sys.exit(1)
 print("kernelhub-import-check: loaded", module.__name__)
-)";
+)py";
 
 // A temporary folder removed when the check ends.
 class TemporaryFolder {
@@ -104,7 +114,16 @@ util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
       output->exit_code == 3 &&
       result.output.find("kernelhub-import-check: no kernels package") != std::string::npos;
   if (!result.loaded && !result.loader_missing) {
-    result.error = last_line(result.output);
+    // The script's own summary ("Type: message (notes)") when it got that far; the loader adds
+    // notes after the exception line, so a traceback's last line alone can be just a note.
+    constexpr std::string_view k_marker = "kernelhub-import-check: error: ";
+    const auto marker = result.output.rfind(k_marker);
+    if (marker != std::string::npos) {
+      const auto start = marker + k_marker.size();
+      result.error = result.output.substr(start, result.output.find('\n', start) - start);
+    } else {
+      result.error = last_line(result.output);
+    }
     result.backend_unsupported = result.error.find("Invalid backend '") != std::string::npos;
     if (result.error.empty()) {
       result.error = fmt::format("python exited with status {}", output->exit_code);

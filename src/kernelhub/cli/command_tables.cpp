@@ -25,6 +25,17 @@ const std::array k_kernel_builder_commands = {
             &declare_build},
     Command{"build-and-copy", "build the kernel's variants into build/ (same as build)",
             &declare_build_and_copy},
+    Command{"check-ops", "check that torch.library registrations use add_op_namespace_prefix",
+            &declare_check_ops},
+    Command{"check-layout", "check the kernel's Python package and the sources build.toml lists",
+            &declare_check_layout},
+    Command{"check-imports",
+            "check that the kernel's Python imports only itself (relatively), the standard "
+            "library, torch and its python-depends",
+            &declare_check_imports},
+    Command{"check-load", "load built variants with the reference kernels.get_local_kernel",
+            &declare_check_load},
+    Command{"hash", "print (or store) the digest of built variants", &declare_hash},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

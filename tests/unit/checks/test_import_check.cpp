@@ -70,6 +70,19 @@ TEST(ImportCheck, AFailureKeepsTheTracebacksLastLine) {
   EXPECT_FALSE(result->backend_unsupported);
 }
 
+TEST(ImportCheck, TheScriptsSummaryWinsOverTheTracebacksLastLine) {
+  write_variant("cpu");
+  // The loader adds a note after the exception line; the script prints both on one line.
+  FakeScriptRunner runner(1,
+                          "Traceback (most recent call last):\nRuntimeError: boom\n"
+                          "while importing kernel 'k'\n"
+                          "kernelhub-import-check: error: RuntimeError: boom (while importing "
+                          "kernel 'k')\n");
+  auto result = check_variant_import("variant", {}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->error, "RuntimeError: boom (while importing kernel 'k')");
+}
+
 TEST(ImportCheck, MissingLoaderAndUnsupportedBackendAreToldApart) {
   write_variant("rocm");
   FakeScriptRunner no_kernels(3, "kernelhub-import-check: no kernels package\n");

@@ -17,6 +17,7 @@
 #include <kernelhub/abi/abi_data.hpp>
 #include <kernelhub/abi/violation.hpp>
 #include <kernelhub/builder/build_kernel.hpp>
+#include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/fatal_error.hpp>
@@ -30,6 +31,7 @@ struct BuildCommandOptions {
   std::string python = "python3";
   std::string unique_id;
   std::string abi_check = "warn";
+  bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;
 };
 
@@ -97,6 +99,9 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
     build_options.unique_id = options.unique_id;
   }
   build_options.builder_version = KERNELHUB_VERSION;
+  if (!options.skip_checks) {
+    run_source_checks_before_build(options.dir);
+  }
   builder::SubprocessCommandRunner runner;
   util::DiagnosticCollector diagnostics;
   auto result = builder::build_kernel(options.dir, build_options, runner, diagnostics);
@@ -107,6 +112,9 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
     throw util::FatalError(result.error().message);
   }
   print_result(*result, options.json);
+  if (!options.skip_checks && !run_load_checks_after_build(*result, options.python)) {
+    state.exit_code = 1;
+  }
   if (options.abi_check != "off") {
     const auto violations = check_variants_abi(*result);
     if (violations > 0) {
@@ -135,6 +143,9 @@ void declare_build_like(CLI::App& app, RunState& state, const char* name) {
       ->check(CLI::IsMember({"warn", "error", "off"}))
       ->capture_default_str();
   sub->add_flag("--json", options->json, "print the built and skipped variants as JSON");
+  sub->add_flag("--skip-checks", options->skip_checks,
+                "skip check-layout, check-ops and check-imports before the build and "
+                "check-load after it");
   sub->callback([options, &state] { run_build(*options, state); });
 }
 
