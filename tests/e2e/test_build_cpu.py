@@ -33,6 +33,12 @@ def build(kernel_builder, kernel_dir, *args):
     return json.loads(result.stdout)
 
 
+def cpu_only(kernel_dir):
+    """The relu example has a cuda kernel too (tests/e2e/test_build_cuda.py builds it)."""
+    toml = kernel_dir / "build.toml"
+    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
+
+
 def load_and_run(script):
     """Runs `script` in the venv's Python (the reference `kernels` package is there)."""
     result = subprocess.run([str(PYTHON), "-c", script], capture_output=True, text=True,
@@ -102,7 +108,7 @@ print(json.dumps({{"close": torch.allclose(k.silu_cpu(x), torch.nn.functional.si
 def test_skipped_backends_are_named(kernel_builder, tmp_path):
     shutil.copytree(EXAMPLES / "relu", tmp_path / "relu")
     toml = tmp_path / "relu" / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu"]', 'backends = ["metal"]'))
+    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["metal"]'))
     result = run([kernel_builder, "build", tmp_path / "relu", "--python", PYTHON])
     assert result.returncode != 0
     assert ("nothing can be built on this machine: metal: metal kernels build only on macOS, "
@@ -113,6 +119,8 @@ def test_two_builds_load_side_by_side(kernel_builder, tmp_path):
     a, b = tmp_path / "a", tmp_path / "b"
     shutil.copytree(EXAMPLES / "relu", a, ignore=shutil.ignore_patterns("build"))
     shutil.copytree(EXAMPLES / "relu", b, ignore=shutil.ignore_patterns("build"))
+    cpu_only(a)
+    cpu_only(b)
     # a: a git checkout, so its id is the first 7 hex digits of HEAD's tree.
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
     subprocess.run([*git, "init", "-q", str(a)], check=True)

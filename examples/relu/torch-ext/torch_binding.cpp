@@ -10,6 +10,8 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("relu(Tensor! out, Tensor input) -> ()");
 #if defined(CPU_KERNEL)
   ops.impl("relu", c10::DeviceType::CPU, &relu);
+#elif defined(CUDA_KERNEL)
+  ops.impl("relu", c10::DeviceType::CUDA, &relu);
 #endif
 }
 

@@ -2,6 +2,7 @@
 #include <kernelhub/builder/build_kernel.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <variant>
 
 #include <fmt/format.h>
@@ -50,12 +51,19 @@ util::Expected<HostTools> detect_host(const config::BuildConfig& config,
                                       fs::path& python) {
   HostTools host;
   host.os = k_host_os;
-  host.nvcc = runner.find_program("nvcc").has_value();
+  if (has_backend(config, types::Backend::cuda) &&
+      std::holds_alternative<config::Torch>(config.framework)) {
+    const char* cuda_home = std::getenv("CUDA_HOME");
+    host.cuda_toolkit = KH_TRY(detect_cuda_toolkit(
+        runner, cuda_home != nullptr ? std::optional<std::string_view>(cuda_home) : std::nullopt));
+  }
+  host.nvcc = host.cuda_toolkit.has_value() || runner.find_program("nvcc").has_value();
   host.hipcc = runner.find_program("hipcc").has_value();
   host.icpx = runner.find_program("icpx").has_value();
-  // Only a Torch arch cpu build compiles against torch; noarch variants are plain files.
+  // Only Torch arch cpu and cuda builds compile against torch; noarch variants are plain
+  // files, and a cuda build without nvcc is skipped before torch matters.
   if (!std::holds_alternative<config::Torch>(config.framework) ||
-      !has_backend(config, types::Backend::cpu)) {
+      (!has_backend(config, types::Backend::cpu) && !host.cuda_toolkit)) {
     return host;
   }
   python = KH_TRY(find_python(options.python, runner));
@@ -92,6 +100,30 @@ codegen::FileSet ops_file(const codegen::FileSet& project, const std::string& py
   return files;
 }
 
+codegen::CudaProjectOptions cuda_project_options(const CudaBuild& cuda) {
+  codegen::CudaProjectOptions options;
+  for (const auto& kernel : cuda.kernels) {
+    options.kernel_flags[kernel.kernel] = kernel.nvcc_flags;
+    if (options.torch_arch_list.empty() && !kernel.archs.empty()) {
+      options.torch_arch_list = fmt::format("{}.{}", kernel.archs.front().major,
+                                            kernel.archs.front().minor);
+    }
+  }
+  return options;
+}
+
+// The toolkit the plan chose, for CMake's CUDA language and for torch's FindCUDA alike (which
+// would otherwise look in PATH and /usr/local/cuda on their own).
+void add_cuda_cmake_args(const CudaBuild& cuda, bool use_ccache, Command& configure) {
+  const auto root = cuda.nvcc.parent_path().parent_path();
+  configure.argv.push_back("-DCMAKE_CUDA_COMPILER=" + cuda.nvcc.string());
+  configure.argv.push_back("-DCUDA_TOOLKIT_ROOT_DIR=" + root.string());
+  configure.argv.push_back("-DCUDAToolkit_ROOT=" + root.string());
+  if (use_ccache) {
+    configure.argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+  }
+}
+
 struct BuildContext {
   const config::BuildConfig& config;
   fs::path kernel_dir;
@@ -109,13 +141,19 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   const auto id = KH_TRY(
       metadata::checked_kernel_id(config.general.name, planned.backend, context.unique_id));
   const auto work = context.kernel_dir / "build" / ".kernelhub" / planned.name;
-  const auto project = KH_TRY(
-      codegen::create_project(config, context.kernel_dir, context.unique_id, planned.backend));
+  const auto cuda_options = planned.cuda ? cuda_project_options(*planned.cuda)
+                                         : std::optional<codegen::CudaProjectOptions>();
+  const auto project = KH_TRY(codegen::create_project(config, context.kernel_dir,
+                                                      context.unique_id, planned.backend,
+                                                      cuda_options ? &*cuda_options : nullptr));
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();
-  for (const auto& command :
-       cmake_commands(work / "project", work / "cmake", context.python.string(), ccache)) {
+  auto commands = cmake_commands(work / "project", work / "cmake", context.python.string(), ccache);
+  if (planned.cuda) {
+    add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
+  }
+  for (const auto& command : commands) {
     const auto status = KH_TRY(runner.run(command));
     if (status != 0) {
       return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
@@ -131,6 +169,9 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
 
   VariantContents contents{variant_metadata(config, planned.backend, id, context.kernel_git,
                                             context.options.builder_version)};
+  if (planned.cuda && !planned.cuda->archs.empty()) {
+    contents.metadata.backend.archs = planned.cuda->archs;  // what nvcc compiled, sorted
+  }
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -195,12 +236,23 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
 
   const auto host = KH_TRY(detect_host(config, options, runner, context.python));
   const auto plan = plan_build(config, host);
+  for (const auto& skip : plan.skipped) {
+    if (skip.is_error) {
+      return util::fail(fmt::format("cannot build {}: {}", types::to_string(skip.backend),
+                                    skip.reason));
+    }
+  }
   if (plan.variants.empty()) {
     return util::fail(fmt::format("nothing can be built on this machine: {}",
                                   describe_skips(plan.skipped)));
   }
   BuildResult result{context.unique_id, {}, plan.skipped};
   for (const auto& planned : plan.variants) {
+    if (planned.cuda) {
+      for (const auto& warning : planned.cuda->warnings) {
+        sink.warning({}, warning);
+      }
+    }
     if (planned.kind == VariantKind::noarch) {
       result.variants.push_back(KH_TRY(build_noarch_variant(context, planned)));
     } else {

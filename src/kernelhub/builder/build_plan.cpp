@@ -12,11 +12,6 @@ namespace {
 // Why an arch backend other than cpu is not built by this kernel-builder on this machine.
 std::string arch_skip_reason(types::Backend backend, const HostTools& host) {
   switch (backend) {
-    case types::Backend::cuda:
-      if (!host.nvcc) {
-        return "nvcc was not found in PATH; install the CUDA toolkit to build cuda kernels";
-      }
-      return "cuda builds are not implemented by kernel-builder build yet";
     case types::Backend::rocm:
       if (!host.hipcc) {
         return "hipcc was not found in PATH; install ROCm to build rocm kernels";
@@ -39,6 +34,23 @@ std::string arch_skip_reason(types::Backend backend, const HostTools& host) {
   }
 }
 
+void plan_cuda_variant(const config::BuildConfig& config, const HostTools& host,
+                       BuildPlan& plan) {
+  if (auto reason = cuda_skip_reason(config, host.torch, host.cuda_toolkit)) {
+    plan.skipped.push_back({types::Backend::cuda, std::move(*reason)});
+    return;
+  }
+  auto cuda = plan_cuda_build(config, *host.torch, *host.cuda_toolkit);
+  if (!cuda) {
+    plan.skipped.push_back({types::Backend::cuda, std::move(cuda.error().message), true});
+    return;
+  }
+  PlannedVariant variant{types::Backend::cuda, VariantKind::arch,
+                         torch_arch_variant_name(*host.torch, types::Backend::cuda), {}};
+  variant.cuda = std::move(*cuda);
+  plan.variants.push_back(std::move(variant));
+}
+
 }  // namespace
 
 std::string torch_arch_variant_name(const TorchEnvironment& torch, types::Backend backend) {
@@ -47,6 +59,12 @@ std::string torch_arch_variant_name(const TorchEnvironment& torch, types::Backen
   variant.framework_version = torch.torch_version;
   variant.abi_tag = torch.os == "linux" ? variants::AbiTag::cxx11 : variants::AbiTag::none;
   variant.backend.kind = backend;
+  if (backend == types::Backend::cuda && torch.cuda) {
+    // cu132: the CUDA torch was built with, which is what the variant's users must have.
+    if (auto cuda = variants::ReleaseVersion::parse(*torch.cuda)) {
+      variant.backend.version = *cuda;
+    }
+  }
   variant.cpu = torch.cpu;
   variant.os = torch.os;
   return variants::to_string(variant);
@@ -61,6 +79,8 @@ BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host) {
                                fmt::format("torch-{}", types::to_string(backend))});
     } else if (!is_torch) {
       plan.skipped.push_back({backend, "tvm-ffi kernels are not built by kernel-builder build yet"});
+    } else if (backend == types::Backend::cuda) {
+      plan_cuda_variant(config, host, plan);
     } else if (backend != types::Backend::cpu) {
       plan.skipped.push_back({backend, arch_skip_reason(backend, host)});
     } else if (!host.torch) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <kernelhub/builder/cuda_plan.hpp>
 #include <kernelhub/builder/torch_environment.hpp>
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/types/backend.hpp>
@@ -18,6 +19,7 @@ struct HostTools {
   std::optional<TorchEnvironment> torch;  // absent: no Python with torch (noarch needs none)
   std::string os = "linux";               // this machine's OS, as variant names spell it
   bool nvcc = false;
+  std::optional<CudaToolkit> cuda_toolkit;  // nvcc with its version and archs (cuda variants)
   bool hipcc = false;
   bool icpx = false;
 };
@@ -28,11 +30,16 @@ struct PlannedVariant {
   types::Backend backend = types::Backend::cpu;
   VariantKind kind = VariantKind::arch;
   std::string name;  // "torch215-cxx11-cpu-x86_64-linux", "torch-cpu"
+  // cuda variants: nvcc, and the archs and nvcc flags of each kernel. Empty for the others.
+  std::optional<CudaBuild> cuda = std::nullopt;
 };
 
 struct SkippedBackend {
   types::Backend backend = types::Backend::cpu;
   std::string reason;  // lowercase, e.g. "nvcc was not found in PATH; install the CUDA toolkit"
+  // A problem of the kernel's config rather than of this machine (an empty capability set):
+  // the build fails with it instead of going on without the backend.
+  bool is_error = false;
 };
 
 struct BuildPlan {
@@ -41,7 +48,10 @@ struct BuildPlan {
 };
 
 // [torch-noarch]: `torch-<backend>` for every backend. [torch]: the cpu backend when torch is
-// present, named after it; the others are skipped with the reason. [tvm-ffi]: all skipped.
+// present, named after it; cuda when nvcc and a CUDA torch of the same CUDA major version are
+// present, named after torch's CUDA (cu132), with the archs and flags of each kernel (a kernel
+// whose capabilities leave nothing to compile is a skip marked `is_error`); the others are
+// skipped with the reason. [tvm-ffi]: all skipped.
 BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host);
 
 // The Torch arch variant name of `backend` for this Torch ("torch215-cxx11-cpu-x86_64-linux";

@@ -76,9 +76,20 @@ std::string backend_define(types::Backend backend) {
   }
 }
 
+// Each nvcc flag in its own CUDA-only generator expression: a cuda kernel's .cpp sources go
+// to the C++ compiler, which must not see them.
+std::string cuda_only_options(const std::vector<std::string>& flags) {
+  std::vector<std::string> wrapped;
+  for (const auto& flag : flags) {
+    wrapped.push_back(fmt::format("$<$<COMPILE_LANGUAGE:CUDA>:{}>", flag));
+  }
+  return cmake_list(wrapped);
+}
+
 util::Expected<FileSet> torch_project(const config::BuildConfig& config,
                                       const config::Torch& torch, const fs::path& kernel_dir,
-                                      std::string_view unique_id, types::Backend backend) {
+                                      std::string_view unique_id, types::Backend backend,
+                                      const CudaProjectOptions* cuda) {
   const auto python_name = config.general.name.python_name();
   const auto ops_name = KH_TRY(metadata::checked_kernel_id(config.general.name, backend, unique_id));
 
@@ -92,10 +103,20 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   context["torch_sources"] = quoted_paths(kernel_dir, torch.src);
   context["torch_includes"] = quoted_paths(kernel_dir, torch.include);
   context["torch_cxx_flags"] = cmake_list(torch.cxx_flags.value_or(std::vector<std::string>{}));
+  context["cuda"] = backend == types::Backend::cuda;
+  context["cuda_torch_arch_list"] = cuda != nullptr ? cuda->torch_arch_list : "";
   context["kernels"] = nlohmann::json::array();
   for (const auto& kernel : config.kernels) {
     if (kernel.backend != backend) {
       continue;
+    }
+    std::vector<std::string> nvcc_flags = kernel.cuda_flags.value_or(std::vector<std::string>{});
+    if (backend == types::Backend::cuda && cuda != nullptr) {
+      const auto flags = cuda->kernel_flags.find(kernel.name);
+      if (flags == cuda->kernel_flags.end()) {
+        continue;  // left out by the builder (cuda-minver)
+      }
+      nvcc_flags = flags->second;
     }
     std::vector<std::string> includes;
     for (const auto& include : kernel.include.value_or(std::vector<std::string>{})) {
@@ -106,6 +127,7 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
     entry["sources"] = quoted_paths(kernel_dir, kernel.src);
     entry["includes"] = cmake_list(includes);
     entry["cxx_flags"] = cmake_list(kernel.cxx_flags.value_or(std::vector<std::string>{}));
+    entry["cuda_options"] = cuda_only_options(nvcc_flags);
     context["kernels"].push_back(std::move(entry));
   }
 
@@ -148,9 +170,9 @@ std::string cmake_quote(std::string_view text) {
 
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const fs::path& kernel_dir, std::string_view unique_id,
-                                       types::Backend backend) {
+                                       types::Backend backend, const CudaProjectOptions* cuda) {
   if (const auto* torch = std::get_if<config::Torch>(&config.framework)) {
-    return torch_project(config, *torch, kernel_dir, unique_id, backend);
+    return torch_project(config, *torch, kernel_dir, unique_id, backend, cuda);
   }
   if (config.is_noarch()) {
     return noarch_project(config, unique_id);

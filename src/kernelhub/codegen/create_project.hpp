@@ -2,9 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <kernelhub/codegen/file_set.hpp>
 #include <kernelhub/config/build_config.hpp>
@@ -21,6 +23,17 @@ namespace kernelhub::codegen {
 // The embedded templates/project/ folder.
 std::span<const util::EmbeddedFile> project_template_files();
 
+// What a cuda project compiles, decided by the builder (codegen knows no GPUs): the nvcc
+// flags (-gencode per arch, then cuda-flags) of each [kernel.<name>] it compiles. A cuda
+// kernel missing from `kernel_flags` is left out (cuda-minver). Without these options a cuda
+// project compiles every cuda kernel with its cuda-flags for nvcc's default arch.
+struct CudaProjectOptions {
+  std::map<std::string, std::vector<std::string>> kernel_flags;
+  // TORCH_CUDA_ARCH_LIST for torch's CMake package, which otherwise runs a program on the GPU
+  // to pick archs (its -gencode flags are removed again: ours are per source).
+  std::string torch_arch_list;
+};
+
 // The project for one backend of a kernel:
 // - [torch]: CMakeLists.txt (one abi3 module `<id>.abi3.so` from the [torch] sources and the
 //   `backend`'s [kernel.*] sources), torch-ext/registration.h and
@@ -32,7 +45,8 @@ std::span<const util::EmbeddedFile> project_template_files();
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const std::filesystem::path& kernel_dir,
                                        std::string_view unique_id,
-                                       types::Backend backend = types::Backend::cpu);
+                                       types::Backend backend = types::Backend::cpu,
+                                       const CudaProjectOptions* cuda = nullptr);
 
 // `text` as one CMake quoted argument ("a\"b", with \, " and $ escaped).
 std::string cmake_quote(std::string_view text);

@@ -219,8 +219,9 @@ src = ["k_cuda/k.cu"]
   const auto result = build_kernel("k", options_with_id(), runner, sink);
   ASSERT_FALSE(result.has_value());
   EXPECT_EQ(result.error().message,
-            "nothing can be built on this machine: cuda: nvcc was not found in PATH; install the "
-            "CUDA toolkit to build cuda kernels");
+            "nothing can be built on this machine: cuda: nvcc was not found in PATH, "
+            "$CUDA_HOME/bin or /usr/local/cuda/bin; install the CUDA toolkit (or set CUDA_HOME "
+            "to it) to build cuda kernels");
 }
 
 TEST(BuildKernel, NoarchBuildsOneVariantPerBackend) {

@@ -59,7 +59,8 @@ TEST(BuildPlan, BuildsCpuAndSaysWhyTheOthersAreSkipped) {
   ASSERT_EQ(plan.skipped.size(), 4U);
   EXPECT_EQ(plan.skipped[0].backend, Backend::cuda);
   EXPECT_EQ(plan.skipped[0].reason,
-            "nvcc was not found in PATH; install the CUDA toolkit to build cuda kernels");
+            "nvcc was not found in PATH, $CUDA_HOME/bin or /usr/local/cuda/bin; install the CUDA "
+            "toolkit (or set CUDA_HOME to it) to build cuda kernels");
   EXPECT_EQ(plan.skipped[1].reason, "metal kernels build only on macOS, this machine runs linux");
   EXPECT_EQ(plan.skipped[2].reason,
             "hipcc was not found in PATH; install ROCm to build rocm kernels");
@@ -76,13 +77,15 @@ TEST(BuildPlan, MetalOnMacOSIsNotImplementedYet) {
   EXPECT_EQ(plan.skipped[2].reason, "metal builds are not implemented by kernel-builder build yet");
 }
 
-TEST(BuildPlan, CudaWithNvccIsReportedAsNotImplementedYet) {
+TEST(BuildPlan, CudaWithNvccButACpuTorchSaysWhichTorchToInstall) {
   HostTools host;
-  host.torch = torch_215();
+  host.torch = torch_215();  // torch.version.cuda is None
   host.nvcc = true;
+  host.cuda_toolkit = CudaToolkit{"/usr/local/cuda/bin/nvcc", types::Version({13, 0}), {}};
   const auto plan = plan_build(parse_config(k_all_backends), host);
   ASSERT_FALSE(plan.skipped.empty());
-  EXPECT_EQ(plan.skipped[0].reason, "cuda builds are not implemented by kernel-builder build yet");
+  EXPECT_EQ(plan.skipped[0].backend, Backend::cuda);
+  EXPECT_NE(plan.skipped[0].reason.find("is not a CUDA build"), std::string::npos);
 }
 
 TEST(BuildPlan, CpuWithoutTorchIsSkippedWithAHint) {

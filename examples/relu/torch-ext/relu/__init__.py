@@ -1,4 +1,4 @@
-"""relu: an example CPU kernel built by kernel-builder."""
+"""relu: an example CPU and CUDA kernel built by kernel-builder."""
 from typing import Optional
 
 import torch
