@@ -25,7 +25,8 @@ def built_relu(kernel_builder, tmp_path_factory):
     # cpu only: the example's cuda kernel has its own test (test_build_cuda.py).
     toml = kernel_dir / "build.toml"
     toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", kernel_dir, "--python", sys.executable], check=True)
+    run([kernel_builder, "build", kernel_dir, "--python", sys.executable, "--abi-check", "off"],
+        check=True)
     libraries = sorted((kernel_dir / "build").glob("torch*-cpu-*/*.abi3.so"))
     assert len(libraries) == 1, libraries
     return kernel_dir, libraries[0]
@@ -47,15 +48,23 @@ def test_built_variant_is_abi3_clean(kernel_builder, built_relu):
     assert not [v for v in report["violations"] if v["rule"] == "python-abi"], report
 
 
-def test_build_runs_the_abi_check_on_its_variants(kernel_builder, built_relu):
-    # `build` checks every native variant it produces: warnings by default, a failed build
-    # with --abi-check error, exactly when check-abi itself finds violations.
+def test_built_variant_meets_manylinux_2_28(kernel_builder, built_relu):
+    # The build pins glibc symbols and keeps libstdc++'s __libc_single_threaded inside the
+    # kernel (docs/build.md), so the variant passes the default policy on this newer glibc,
+    # for us and for the reference alike.
     kernel_dir, library = built_relu
     report = ours(kernel_builder, [str(kernel_dir)])
-    strict = run([kernel_builder, "build", kernel_dir, "--python", sys.executable,
-                  "--abi-check", "error"])
-    assert strict.returncode == (1 if report["violations"] else 0), strict.stderr
-    for violation in report["violations"]:
-        assert violation["symbol"] in strict.stderr
-    lenient = run([kernel_builder, "build", kernel_dir, "--python", sys.executable])
+    assert report["ok"] and report["violations"] == [], report["violations"]
+    assert reference_findings(kernel_abi_check.ObjectFile(str(library))) == set()
+
+
+def test_build_runs_the_abi_check_on_its_variants(kernel_builder, built_relu):
+    # `build` checks every native variant it produces and fails on violations by default
+    # (--abi-check error); --abi-check warn only reports them. A clean kernel passes both.
+    kernel_dir, library = built_relu
+    strict = run([kernel_builder, "build", kernel_dir, "--python", sys.executable])
+    assert strict.returncode == 0, strict.stderr
+    assert "ABI violation" not in strict.stderr
+    lenient = run([kernel_builder, "build", kernel_dir, "--python", sys.executable,
+                   "--abi-check", "warn"])
     assert lenient.returncode == 0, lenient.stderr

@@ -135,6 +135,12 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   KH_STEP(files.add("CMakeLists.txt", KH_TRY(render_project_template("CMakeLists.txt", context))));
   KH_STEP(files.add("torch-ext/registration.h",
                    KH_TRY(render_project_template("registration.h", context))));
+  // manylinux_2_28 on a newer glibc: the pins every C++ source includes first, and the
+  // definitions that replace glibc symbols which have no older version (docs/build.md).
+  for (const auto* compat : {"compat/glibc_pins.h", "compat/glibc_compat.cpp",
+                              "compat/stdcxx_nonshared.py"}) {
+    KH_STEP(files.add(compat, KH_TRY(render_project_template(compat, context))));
+  }
   KH_STEP(files.add(fmt::format("torch-ext/{}/_ops.py", python_name),
                    KH_TRY(render_project_template("_ops.py", context))));
   return files;

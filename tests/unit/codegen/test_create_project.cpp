@@ -59,8 +59,30 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
   for (const auto& file : files->files()) {
     paths.push_back(file.path);
   }
-  EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "torch-ext/registration.h",
+  EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/glibc_compat.cpp",
+                                             "compat/glibc_pins.h", "compat/stdcxx_nonshared.py",
+                                             "torch-ext/registration.h",
                                              "torch-ext/relu_op/_ops.py"}));
+}
+
+TEST(CreateProject, CompatFilesMakeTheModuleMeetManylinux228) {
+  // docs/build.md: glibc pins forced into every C++ source, a private __libc_single_threaded
+  // and the nonshared archive of newer libstdc++ objects, linked before the shared one.
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  const auto& cmake = content(*files, "CMakeLists.txt");
+  EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:CXX>:-include;"
+                              "${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_pins.h>"));
+  EXPECT_TRUE(contains(cmake, "\"${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_compat.cpp\""));
+  EXPECT_TRUE(contains(cmake, "compat/stdcxx_nonshared.py"));
+  EXPECT_TRUE(contains(cmake, "-Wl,--exclude-libs,libkernelhub_stdcxx_nonshared.a"));
+  const auto& pins = content(*files, "compat/glibc_pins.h");
+  EXPECT_TRUE(contains(pins, "KERNELHUB_GLIBC_PIN(pthread_create, \"2.2.5\", \"2.17\")"));
+  EXPECT_TRUE(contains(pins, "#undef _GLIBCXX_USE_PTHREAD_COND_CLOCKWAIT"));
+  EXPECT_FALSE(contains(pins, "totalorder")) << "its signature changed at 2.31";
+  EXPECT_TRUE(contains(content(*files, "compat/glibc_compat.cpp"),
+                       "__attribute__((visibility(\"hidden\"))) char __libc_single_threaded = 0;"));
+  EXPECT_TRUE(contains(content(*files, "compat/stdcxx_nonshared.py"), "--localize-symbols="));
 }
 
 TEST(CreateProject, CMakeListsBuildsAnAbi3ModuleFromTheBackendsSources) {

@@ -1,0 +1,198 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Built kernels meet manylinux_2_28 on this machine's newer glibc (docs/build.md).
+
+examples/cxx20-symbols calls floating-point std::to_chars (GLIBCXX_3.4.29) and std::pmr
+(GLIBCXX_3.4.26/28). `kernel-builder build` (check-abi as an error by default) must pass, the
+REFERENCE kernel-abi-check must find nothing under manylinux_2_28, the symbols must be
+private copies inside the kernel, and the op must work through the reference loader and the
+example's own tests. A kernel that calls a glibc function with no version at or below 2.28
+(gettid, GLIBC_2.30) cannot be fixed: the build must fail naming it. examples/relu is
+checked in test_check_abi_built_variants.py.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, VENV_BIN, run
+from test_check_abi import our_findings, ours, reference_findings
+
+PYTHON = VENV_BIN / "python"
+EXAMPLES = REPO_ROOT / "examples"
+
+pytestmark = pytest.mark.skipif(
+    not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    reason="needs the .venv with torch, cmake and ninja",
+)
+
+
+COMPAT = REPO_ROOT / "templates" / "project" / "compat"
+# Calls that need GLIBC 2.29-2.34 and GLIBCXX 3.4.26-3.4.29 when built plainly on glibc 2.36.
+SNIPPET = r"""
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <memory_resource>
+#include <mutex>
+#include <pthread.h>
+#include <vector>
+
+static void* twice(void* arg) { *static_cast<double*>(arg) *= 2; return nullptr; }
+
+extern "C" __attribute__((visibility("default"))) int probe(char* out) {
+  double x = std::exp(1.0) + std::pow(2.0, 0.5) + std::log(3.0);
+  pthread_t thread;
+  if (pthread_create(&thread, nullptr, twice, &x) != 0 || pthread_join(thread, nullptr) != 0) {
+    return -1;
+  }
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::vector<double> values({x, 0.1}, &arena);
+  auto shared = std::make_shared<int>(1);  // reference counting reads __libc_single_threaded
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::unique_lock lock(mutex);
+  ready.wait_for(lock, std::chrono::milliseconds(1));
+  auto end = std::to_chars(out, out + 64, values[1]).ptr;
+  *end = 0;
+  return *shared;
+}
+"""
+
+
+def compile_snippet(directory: Path, compat: bool) -> Path:
+    source = directory / "snippet.cpp"
+    source.write_text(SNIPPET)
+    library = directory / ("compat.so" if compat else "plain.so")
+    argv = ["g++", "-std=c++20", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-o",
+            str(library)]
+    if compat:
+        archive = directory / "libkernelhub_stdcxx_nonshared.a"
+        subprocess.run([str(PYTHON), str(COMPAT / "stdcxx_nonshared.py"), "--cxx", "g++",
+                        "--nm", "nm", "--ar", "ar", "--objcopy", "objcopy",
+                        "--pins", str(COMPAT / "glibc_pins.h"), "--output", str(archive)],
+                       check=True, capture_output=True)
+        argv += ["-include", str(COMPAT / "glibc_pins.h"), str(source),
+                 str(COMPAT / "glibc_compat.cpp"),
+                 "-Wl,--exclude-libs,libkernelhub_stdcxx_nonshared.a", str(archive)]
+    else:
+        argv.append(str(source))
+    subprocess.run(argv + ["-lpthread"], check=True)
+    return library
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("objcopy") is None,
+                    reason="needs g++ and binutils")
+def test_compat_files_make_a_plain_library_conform(tmp_path):
+    # The generated project's compat/ files, applied by hand to a library that needs newer
+    # glibc and libstdc++ versions: the reference finds violations without them, none with.
+    kernel_abi_check = pytest.importorskip("kernel_abi_check")
+    plain = reference_findings(kernel_abi_check.ObjectFile(str(compile_snippet(tmp_path, False))))
+    if not plain:
+        pytest.skip("this machine's glibc and libstdc++ already meet manylinux_2_28")
+    library = compile_snippet(tmp_path, True)
+    assert reference_findings(kernel_abi_check.ObjectFile(str(library))) == set()
+    # And it still works: the pinned and privately linked functions are called for real.
+    import ctypes
+    out = ctypes.create_string_buffer(64)
+    assert ctypes.CDLL(str(library)).probe(out) == 1
+    assert out.value == b"0.1"
+
+
+@pytest.fixture(scope="module")
+def cxx20(kernel_builder, tmp_path_factory):
+    kernel_dir = tmp_path_factory.mktemp("manylinux") / "cxx20-symbols"
+    shutil.copytree(EXAMPLES / "cxx20-symbols", kernel_dir, ignore=shutil.ignore_patterns("build"))
+    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json"], check=True)
+    [variant] = json.loads(result.stdout)["variants"]
+    [library] = Path(variant["path"]).glob("*.abi3.so")
+    return kernel_dir, Path(variant["path"]), library
+
+
+def test_cxx20_kernel_meets_manylinux_2_28(kernel_builder, cxx20):
+    kernel_dir, _, library = cxx20
+    kernel_abi_check = pytest.importorskip("kernel_abi_check")
+    assert reference_findings(kernel_abi_check.ObjectFile(str(library))) == set()
+    report = ours(kernel_builder, [str(kernel_dir)])
+    assert report["ok"], report["violations"]
+    assert our_findings(report, library) == set()
+
+
+@pytest.mark.skipif(shutil.which("readelf") is None, reason="needs binutils' readelf")
+def test_newer_libstdcxx_functions_are_private_copies(cxx20):
+    _, _, library = cxx20
+    out = subprocess.run(["readelf", "-W", "--syms", "-C", str(library)], capture_output=True,
+                         text=True, check=True).stdout
+    rows = [line.split(None, 7) for line in out.splitlines() if line.strip()[:1].isdigit()]
+    to_chars = [row for row in rows
+                if len(row) == 8 and row[7].startswith("std::to_chars(char*, char*, double")]
+    # Defined in the kernel (not UND) and not visible outside it.
+    assert to_chars and all(row[6] != "UND" for row in to_chars), to_chars
+    assert all(row[4] == "LOCAL" or row[5] == "HIDDEN" for row in to_chars), to_chars
+    dynamic = subprocess.run(["readelf", "-W", "--dyn-syms", str(library)], capture_output=True,
+                             text=True, check=True).stdout
+    assert "GLIBCXX_3.4.29" not in dynamic and "GLIBC_2.3" not in dynamic.replace("GLIBC_2.3.", "")
+
+
+def test_cxx20_kernel_runs_through_the_reference_loader(cxx20):
+    kernel_dir, _, _ = cxx20
+    script = f"""
+import json, pathlib, torch, kernels
+k = kernels.get_local_kernel(pathlib.Path({str(kernel_dir)!r}), backend="cpu")
+print(json.dumps(k.format_floats(torch.tensor([0.1, 1e300, -2.0], dtype=torch.float64))))
+"""
+    result = subprocess.run([str(PYTHON), "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["0.1", "1e+300", "-2"]
+
+
+def test_cxx20_example_tests_pass(cxx20, tmp_path):
+    # The variant importable as `cxx20_symbols`, as `kernel-builder test` arranges it.
+    kernel_dir, variant, _ = cxx20
+    (tmp_path / "cxx20_symbols").symlink_to(variant, target_is_directory=True)
+    result = subprocess.run([str(PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                             "-m", "kernels_ci", "-W", "ignore::pytest.PytestUnknownMarkWarning",
+                             str(kernel_dir / "tests")],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                            env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "4 passed" in result.stdout
+
+
+def test_unfixable_glibc_symbol_fails_the_build_by_name(kernel_builder, tmp_path):
+    kernel_dir = tmp_path / "relu"
+    shutil.copytree(EXAMPLES / "relu", kernel_dir, ignore=shutil.ignore_patterns("build"))
+    toml = kernel_dir / "build.toml"
+    toml.write_text(re.sub(r"backends = \[.*\]", 'backends = ["cpu"]', toml.read_text()))
+    source = kernel_dir / "relu_cpu" / "relu_cpu.cpp"
+    # gettid appeared in GLIBC_2.30 and has no older version to pin to.
+    source.write_text("#include <unistd.h>\nint relu_thread_id() { return gettid(); }\n" +
+                      source.read_text())
+    strict = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
+    assert strict.returncode == 1, strict.stderr
+    assert "gettid" in strict.stderr and "GLIBC_2.30" in strict.stderr, strict.stderr
+    lenient = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--abi-check", "warn"])
+    assert lenient.returncode == 0, lenient.stderr
+    assert "gettid" in lenient.stderr
+
+
+def test_glibc_pin_table_is_up_to_date():
+    # The table is generated from the host glibc; compare only on the glibc it was made from.
+    header = (COMPAT / "glibc_pins.h").read_text()
+    made_from = re.search(r"from glibc (\S+);", header).group(1)
+    host = subprocess.run(["ldd", "--version"], capture_output=True, text=True).stdout
+    if not host.splitlines() or not host.splitlines()[0].endswith(" " + made_from):
+        pytest.skip(f"the pin table was generated from glibc {made_from}")
+    result = subprocess.run([sys.executable, str(REPO_ROOT / "scripts" / "generate_glibc_pins.py"),
+                             "--check"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert 'KERNELHUB_GLIBC_PIN(pow, "2.2.5", "2.17")' in header
+    assert "totalorder" not in header
