@@ -108,7 +108,10 @@ print(json.dumps({{"close": torch.allclose(k.silu_cpu(x), torch.nn.functional.si
 def test_skipped_backends_are_named(kernel_builder, tmp_path):
     shutil.copytree(EXAMPLES / "relu", tmp_path / "relu")
     toml = tmp_path / "relu" / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["metal"]'))
+    # A metal kernel of its own: without one, metal would be built as noarch torch-metal.
+    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["metal"]')
+                    + '\n[kernel.relu_metal]\nbackend = "metal"\ndepends = ["torch"]\n'
+                      'src = ["relu_metal/relu.mm"]\n')
     result = run([kernel_builder, "build", tmp_path / "relu", "--python", PYTHON])
     assert result.returncode != 0
     assert ("nothing can be built on this machine: metal: metal kernels build only on macOS, "

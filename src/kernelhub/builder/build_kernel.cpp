@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <kernelhub/builder/git_state.hpp>
+#include <kernelhub/builder/torch_versions.hpp>
+#include <kernelhub/builder/torch_versions_env.hpp>
 #include <kernelhub/builder/variant_assembly.hpp>
 #include <kernelhub/builder/variant_metadata.hpp>
 #include <kernelhub/codegen/create_project.hpp>
@@ -200,6 +202,31 @@ std::string describe_skips(const std::vector<SkippedBackend>& skipped) {
   std::string text;
   for (const auto& skip : skipped) {
     text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", types::to_string(skip.backend),
+// What the kernel is built against: the torch of --python, or with --torch one cached
+// environment per release (made on first use). Kernels that compile nothing against torch
+// ignore --torch.
+util::Expected<std::vector<TorchTarget>> torch_targets(const config::BuildConfig& config,
+                                                       const BuildOptions& options,
+                                                       CommandRunner& runner) {
+  std::vector<TorchTarget> targets;
+  if (options.torch_versions.empty() || !needs_torch(config)) {
+    TorchTarget target;
+    target.host = KH_TRY(detect_host(config, options, runner, target.python));
+    targets.push_back(std::move(target));
+    return targets;
+  }
+  const auto base_python = KH_TRY(find_python(options.python, runner));
+  const auto root = options.torch_envs_root.empty() ? torch_envs_root() : options.torch_envs_root;
+  for (const auto& version : options.torch_versions) {
+    auto env_options = options;
+    env_options.python = KH_TRY(ensure_torch_env(root, version, base_python, runner)).string();
+    TorchTarget target;
+    target.host = KH_TRY(detect_host(config, env_options, runner, target.python));
+    targets.push_back(std::move(target));
+  }
+  return targets;
+}
+
                         skip.reason);
   }
   return text;
@@ -234,8 +261,8 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
   BuildContext context{config, kernel_dir, metadata::unique_id(source),
                        git ? std::optional(git->status) : std::nullopt, options, {}};
 
-  const auto host = KH_TRY(detect_host(config, options, runner, context.python));
-  const auto plan = plan_build(config, host);
+  const auto targets = KH_TRY(torch_targets(config, options, runner));
+  const auto plan = plan_torch_matrix(config, targets);
   for (const auto& skip : plan.skipped) {
     if (skip.is_error) {
       return util::fail(fmt::format("cannot build {}: {}", types::to_string(skip.backend),
@@ -247,7 +274,8 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                                   describe_skips(plan.skipped)));
   }
   BuildResult result{context.unique_id, {}, plan.skipped};
-  for (const auto& planned : plan.variants) {
+  for (const auto& [planned, target] : plan.variants) {
+    context.python = targets[target].python;
     if (planned.cuda) {
       for (const auto& warning : planned.cuda->warnings) {
         sink.warning({}, warning);

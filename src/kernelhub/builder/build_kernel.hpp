@@ -10,6 +10,7 @@
 #include <kernelhub/builder/command_runner.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/expected.hpp>
+#include <kernelhub/variants/release_version.hpp>
 
 // `kernel-builder build`: builds the variants of a kernel this machine can build, without Nix,
 // by driving CMake, Ninja and the Torch of a Python environment directly (issue 3).
@@ -24,6 +25,10 @@ struct BuildOptions {
   std::string python = "python3";           // the interpreter whose torch is built against
   std::optional<std::string> unique_id;     // overrides the git / random unique id
   std::string builder_version;              // provenance.kernel-builder.version
+  // `--torch 2.14,2.15`: build against each release in its own cached environment
+  // (torch_versions_env.hpp) made with `python`; empty: the torch of `python` itself.
+  std::vector<variants::ReleaseVersion> torch_versions;
+  std::filesystem::path torch_envs_root;    // empty: torch_envs_root()
 };
 
 struct BuiltVariant {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/builder/build_plan.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include <kernelhub/builder/stable_abi.hpp>
+#include <kernelhub/builder/torch_versions.hpp>
+#include <kernelhub/builder/tvm_ffi.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 
 namespace kernelhub::builder {
@@ -40,13 +45,16 @@ void plan_cuda_variant(const config::BuildConfig& config, const HostTools& host,
     plan.skipped.push_back({types::Backend::cuda, std::move(*reason)});
     return;
   }
+  if (auto refusal = torch_refusal(config, *host.torch, types::Backend::cuda)) {
+    plan.skipped.push_back({types::Backend::cuda, std::move(*refusal)});
+    return;
+  }
   auto cuda = plan_cuda_build(config, *host.torch, *host.cuda_toolkit);
   if (!cuda) {
     plan.skipped.push_back({types::Backend::cuda, std::move(cuda.error().message), true});
     return;
   }
-  PlannedVariant variant{types::Backend::cuda, VariantKind::arch,
-                         torch_arch_variant_name(*host.torch, types::Backend::cuda), {}};
+  auto variant = torch_variant(config, *host.torch, types::Backend::cuda);
   variant.cuda = std::move(*cuda);
   plan.variants.push_back(std::move(variant));
 }
@@ -70,24 +78,51 @@ std::string torch_arch_variant_name(const TorchEnvironment& torch, types::Backen
   return variants::to_string(variant);
 }
 
+std::optional<std::string> torch_refusal(const config::BuildConfig& config,
+                                         const TorchEnvironment& torch, types::Backend backend) {
+  if (auto refusal = torch_bounds_refusal(std::get<config::Torch>(config.framework),
+                                          torch.torch_version)) {
+    return refusal;
+  }
+  if (const auto abi = config.stable_abi_for(backend)) {
+    return stable_abi_refusal(torch.torch_version, *abi);
+  }
+  return std::nullopt;
+}
+
+PlannedVariant torch_variant(const config::BuildConfig& config, const TorchEnvironment& torch,
+                             types::Backend backend) {
+  if (const auto abi = config.stable_abi_for(backend)) {
+    return {backend, VariantKind::arch, stable_abi_variant_name(*abi, torch, backend), abi};
+  }
+  return {backend, VariantKind::arch, torch_arch_variant_name(torch, backend), std::nullopt};
+}
+
 BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host) {
   BuildPlan plan;
   const bool is_torch = std::holds_alternative<config::Torch>(config.framework);
+  const auto with_kernels = config.backends_with_kernels();
   for (const auto backend : config.general.backends) {
-    if (config.is_noarch()) {
-      plan.variants.push_back({backend, VariantKind::noarch,
-                               fmt::format("torch-{}", types::to_string(backend))});
+    const bool has_kernels =
+        std::find(with_kernels.begin(), with_kernels.end(), backend) != with_kernels.end();
+    if (config.is_noarch() || (is_torch && !has_kernels)) {
+      PlannedVariant noarch;
+      noarch.backend = backend;
+      noarch.kind = VariantKind::noarch;
+      noarch.name = fmt::format("torch-{}", types::to_string(backend));
+      plan.variants.push_back(std::move(noarch));
     } else if (!is_torch) {
-      plan.skipped.push_back({backend, "tvm-ffi kernels are not built by kernel-builder build yet"});
+      plan.skipped.push_back({backend, tvm_ffi_skip_reason(backend, host)});
     } else if (backend == types::Backend::cuda) {
       plan_cuda_variant(config, host, plan);
     } else if (backend != types::Backend::cpu) {
       plan.skipped.push_back({backend, arch_skip_reason(backend, host)});
     } else if (!host.torch) {
       plan.skipped.push_back({backend, "no Python with torch was found; pass --python"});
+    } else if (auto refusal = torch_refusal(config, *host.torch, backend)) {
+      plan.skipped.push_back({backend, std::move(*refusal)});
     } else {
-      plan.variants.push_back(
-          {backend, VariantKind::arch, torch_arch_variant_name(*host.torch, backend)});
+      plan.variants.push_back(torch_variant(config, *host.torch, backend));
     }
   }
   return plan;

@@ -30,6 +30,9 @@ struct PlannedVariant {
   types::Backend backend = types::Backend::cpu;
   VariantKind kind = VariantKind::arch;
   std::string name;  // "torch215-cxx11-cpu-x86_64-linux", "torch-cpu"
+  // Stable-ABI variants ("torch-stable-abi211-cpu-x86_64-linux"): the torch.stable-abi version
+  // compiled for (TORCH_TARGET_VERSION). Empty for the others.
+  std::optional<types::Version> stable_abi;
   // cuda variants: nvcc, and the archs and nvcc flags of each kernel. Empty for the others.
   std::optional<CudaBuild> cuda = std::nullopt;
 };
@@ -47,12 +50,25 @@ struct BuildPlan {
   std::vector<SkippedBackend> skipped;
 };
 
-// [torch-noarch]: `torch-<backend>` for every backend. [torch]: the cpu backend when torch is
-// present, named after it; cuda when nvcc and a CUDA torch of the same CUDA major version are
-// present, named after torch's CUDA (cu132), with the archs and flags of each kernel (a kernel
-// whose capabilities leave nothing to compile is a skip marked `is_error`); the others are
-// skipped with the reason. [tvm-ffi]: all skipped.
+// [torch-noarch]: `torch-<backend>` for every backend. [torch]: a backend without [kernel.*]
+// of its own is noarch too (`torch-<backend>`, as the reference's Nix selects it); the cpu
+// backend is built when torch is present and inside torch.minver/maxver, named after it, or
+// as a stable-ABI variant when torch.stable-abi names it (refused for an older torch); the
+// others are skipped with the reason. cuda is built when nvcc and a CUDA torch of the same
+// CUDA major version are present, named after torch's CUDA (cu132), with the archs and flags
+// of each kernel; a kernel whose capabilities leave nothing to compile is a skip marked
+// `is_error`. [tvm-ffi]: all skipped, saying why.
 BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host);
+
+// Why `torch` cannot build `backend` of this [torch] kernel (torch.minver/maxver, a stable-ABI
+// version newer than torch), or nothing when it can.
+std::optional<std::string> torch_refusal(const config::BuildConfig& config,
+                                         const TorchEnvironment& torch, types::Backend backend);
+
+// The variant `torch` builds for `backend`: the stable-ABI name when torch.stable-abi names
+// the backend, else the arch name.
+PlannedVariant torch_variant(const config::BuildConfig& config, const TorchEnvironment& torch,
+                             types::Backend backend);
 
 // The Torch arch variant name of `backend` for this Torch ("torch215-cxx11-cpu-x86_64-linux";
 // no "-cxx11" off Linux, as the reference's generate_build_name).

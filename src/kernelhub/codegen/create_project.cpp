@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/codegen/create_project.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
 #include <variant>
 
@@ -103,6 +105,9 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   context["torch_sources"] = quoted_paths(kernel_dir, torch.src);
   context["torch_includes"] = quoted_paths(kernel_dir, torch.include);
   context["torch_cxx_flags"] = cmake_list(torch.cxx_flags.value_or(std::vector<std::string>{}));
+  const auto stable_abi = config.stable_abi_for(backend);
+  context["stable_abi"] = stable_abi ? stable_abi->to_string() : "";
+  context["torch_target_version"] = stable_abi ? torch_target_version(*stable_abi) : "";
   context["cuda"] = backend == types::Backend::cuda;
   context["cuda_torch_arch_list"] = cuda != nullptr ? cuda->torch_arch_list : "";
   context["kernels"] = nlohmann::json::array();
@@ -162,6 +167,13 @@ util::Expected<FileSet> noarch_project(const config::BuildConfig& config,
 
 }  // namespace
 
+std::string torch_target_version(const types::Version& abi) {
+  // Only major.minor count: torch's own TORCH_VERSION_<major>_<minor>_0 macros leave the patch
+  // and ABI-tag bytes zero, and the stable ABI is versioned by release.
+  const std::uint64_t value = ((abi.major() & 0xffU) << 56U) | ((abi.minor() & 0xffU) << 48U);
+  return fmt::format("0x{:016x}", value);
+}
+
 std::string cmake_quote(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {
@@ -177,10 +189,15 @@ std::string cmake_quote(std::string_view text) {
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const fs::path& kernel_dir, std::string_view unique_id,
                                        types::Backend backend, const CudaProjectOptions* cuda) {
-  if (const auto* torch = std::get_if<config::Torch>(&config.framework)) {
+  const auto with_kernels = config.backends_with_kernels();
+  const bool has_kernels =
+      std::find(with_kernels.begin(), with_kernels.end(), backend) != with_kernels.end();
+  if (const auto* torch = std::get_if<config::Torch>(&config.framework); torch && has_kernels) {
     return torch_project(config, *torch, kernel_dir, unique_id, backend, cuda);
   }
-  if (config.is_noarch()) {
+  // A [torch] backend without [kernel.*] of its own is built as noarch, as the reference's
+  // Nix does, so it gets the noarch _ops.py.
+  if (config.is_noarch() || std::holds_alternative<config::Torch>(config.framework)) {
     return noarch_project(config, unique_id);
   }
   return util::fail("tvm-ffi kernels cannot be built by kernel-builder yet");

@@ -36,9 +36,11 @@ struct CudaProjectOptions {
 
 // The project for one backend of a kernel:
 // - [torch]: CMakeLists.txt (one abi3 module `<id>.abi3.so` from the [torch] sources and the
-//   `backend`'s [kernel.*] sources), torch-ext/registration.h and
+//   `backend`'s [kernel.*] sources; with TORCH_TARGET_VERSION when torch.stable-abi names the
+//   backend), torch-ext/registration.h and
 //   torch-ext/<python name>/_ops.py bound to `_<python name>_<backend>_<unique_id>`;
-// - [torch-noarch]: torch-ext/<python name>/_ops.py only, which picks the backend at import;
+// - [torch-noarch], and a [torch] backend without [kernel.*] of its own: torch-ext/<python
+//   name>/_ops.py only, which picks the backend at import;
 // - [tvm-ffi]: an error (not supported yet).
 // Source paths in [torch] and [kernel.*] are relative to `kernel_dir`, which should be
 // absolute. A pure function: nothing is read or written.
@@ -47,6 +49,11 @@ util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        std::string_view unique_id,
                                        types::Backend backend = types::Backend::cpu,
                                        const CudaProjectOptions* cuda = nullptr);
+
+// The TORCH_TARGET_VERSION value torch's headers expect for a stable-ABI version
+// (torch/csrc/stable/version.h): major in the top byte, minor in the next, the other six
+// bytes zero, as a hex literal: 2.11 -> "0x020b000000000000".
+std::string torch_target_version(const types::Version& abi);
 
 // `text` as one CMake quoted argument ("a\"b", with \, " and $ escaped).
 std::string cmake_quote(std::string_view text);

@@ -58,6 +58,19 @@ std::vector<types::Backend> BuildConfig::backends_with_kernels() const {
   return result;
 }
 
+std::optional<types::Version> BuildConfig::stable_abi_for(types::Backend backend) const {
+  const auto* torch = std::get_if<Torch>(&framework);
+  if (torch == nullptr || !torch->stable_abi) {
+    return std::nullopt;
+  }
+  if (const auto* all = std::get_if<types::Version>(&*torch->stable_abi)) {
+    return *all;
+  }
+  const auto& table = std::get<std::map<types::Backend, types::Version>>(*torch->stable_abi);
+  const auto it = table.find(backend);
+  return it == table.end() ? std::nullopt : std::optional(it->second);
+}
+
 std::vector<std::string> BuildConfig::python_depends_for(types::Backend backend) const {
   std::vector<std::string> result;
   if (general.python_depends) {

@@ -159,6 +159,9 @@ struct BuildConfig {
   std::vector<types::Backend> backends_with_kernels() const;
   // Python dependencies that apply to `backend`: general ones plus that backend's table.
   std::vector<std::string> python_depends_for(types::Backend backend) const;
+  // The `torch.stable-abi` version that applies to `backend` (the one version, or its entry
+  // in the per-backend table); empty when `backend` is built without the stable ABI.
+  std::optional<types::Version> stable_abi_for(types::Backend backend) const;
 };
 
 // Where each key was written, for diagnostics raised after reading (by the builder, say).

@@ -71,6 +71,12 @@ pyext = ["py", "json"]
 backend = "cpu"
 depends = ["torch"]
 src = ["relu_cpu/relu.cpp"]
+
+# cuda needs a kernel of its own, or it would be built as noarch torch-cuda.
+[kernel.relu_cuda]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_cuda/relu.cu"]
 )");
   write("relu/torch-ext/relu/__init__.py", "from ._ops import ops\n");
   write("relu/torch-ext/relu/layers/__init__.py", "\n");

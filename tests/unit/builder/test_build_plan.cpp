@@ -40,6 +40,27 @@ src = ["torch-ext/torch_binding.cpp"]
 backend = "cpu"
 depends = ["torch"]
 src = ["relu_cpu/relu.cpp"]
+
+# Every backend has a kernel of its own: a backend without one is built as noarch.
+[kernel.relu_cuda]
+backend = "cuda"
+depends = ["torch"]
+src = ["relu_cuda/relu.cu"]
+
+[kernel.relu_metal]
+backend = "metal"
+depends = ["torch"]
+src = ["relu_metal/relu.mm"]
+
+[kernel.relu_rocm]
+backend = "rocm"
+depends = ["torch"]
+src = ["relu_rocm/relu.hip"]
+
+[kernel.relu_xpu]
+backend = "xpu"
+depends = ["torch"]
+src = ["relu_xpu/relu.cpp"]
 )";
 
 TEST(BuildPlan, ArchVariantNamesFollowTheActiveTorch) {

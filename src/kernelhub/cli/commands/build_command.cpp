@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <vector>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,11 +18,14 @@
 #include <kernelhub/abi/abi_data.hpp>
 #include <kernelhub/abi/violation.hpp>
 #include <kernelhub/builder/build_kernel.hpp>
+#include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
+#include <kernelhub/variants/variant_name.hpp>
 namespace kernelhub::cli::commands {
 
 namespace {
@@ -31,6 +35,7 @@ struct BuildCommandOptions {
   std::string python = "python3";
   std::string unique_id;
   std::string abi_check = "error";
+  std::string torch;  // --torch 2.14,2.15; empty: the torch of --python
   bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;
 };
@@ -44,25 +49,35 @@ std::size_t check_variants_abi(const builder::BuildResult& result, util::Severit
   if (!data) {
     throw util::FatalError(data.error().message);
   }
-  std::vector<std::filesystem::path> variants;
+  // Stable-ABI variants are also held to the torch stable-ABI rule at their own version, as
+  // the reference's check hook passes --torch-stable-abi; noarch variants hold no native code.
+  std::map<std::string, std::vector<std::filesystem::path>> by_stable_abi;
   for (const auto& variant : result.variants) {
-    if (variant.name.rfind("torch-", 0) != 0 || variant.name.rfind("torch-stable-abi", 0) == 0) {
-      variants.push_back(variant.path);  // noarch variants hold no native code
+    const auto parsed = variants::parse_variant(variant.name);
+    if (parsed && parsed->framework == variants::Framework::torch_stable_abi) {
+      by_stable_abi[parsed->framework_version.to_string()].push_back(variant.path);
+    } else if (!parsed || parsed->is_arch()) {
+      by_stable_abi[""].push_back(variant.path);
     }
   }
-  if (variants.empty()) {
-    return 0;
+  std::size_t count = 0;
+  for (const auto& [stable_abi, paths] : by_stable_abi) {
+    abi::CheckOptions check_options;
+    if (!stable_abi.empty()) {
+      check_options.torch_stable_abi = stable_abi;
+    }
+    auto report = abi::check_paths(**data, check_options, paths);
+    if (!report) {
+      throw util::FatalError(report.error().message);
+    }
+    for (const auto& violation : report->violations) {
+      auto diagnostic = abi::to_diagnostic(violation);
+      diagnostic.severity = severity;
+      std::fputs(util::render(diagnostic).c_str(), stderr);
+    }
+    count += report->violations.size();
   }
-  auto report = abi::check_paths(**data, abi::CheckOptions{}, variants);
-  if (!report) {
-    throw util::FatalError(report.error().message);
-  }
-  for (const auto& violation : report->violations) {
-    auto diagnostic = abi::to_diagnostic(violation);
-    diagnostic.severity = severity;
-    std::fputs(util::render(diagnostic).c_str(), stderr);
-  }
-  return report->violations.size();
+  return count;
 }
 
 void print_result(const builder::BuildResult& result, bool json) {
@@ -101,6 +116,9 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   }
   build_options.builder_version = KERNELHUB_VERSION;
   if (!options.skip_checks) {
+  if (!options.torch.empty()) {
+    build_options.torch_versions = value_or_fatal(builder::parse_torch_list(options.torch));
+  }
     run_source_checks_before_build(options.dir);
   }
   builder::SubprocessCommandRunner runner;
@@ -136,6 +154,10 @@ void declare_build_like(CLI::App& app, RunState& state, const char* name) {
       ->capture_default_str();
   sub->add_option("--python", options->python,
                   "the Python interpreter whose torch the kernel is built against")
+  sub->add_option("--torch", options->torch,
+                  "build against each of these torch releases (\"2.14,2.15\"), each in its own "
+                  "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
+                  "--python (default: the torch of --python)");
       ->capture_default_str();
   sub->add_option("--unique-id", options->unique_id,
                   "the unique part of the kernel id (default: from git, else random)");
