@@ -198,10 +198,6 @@ util::Expected<BuiltVariant> build_noarch_variant(const BuildContext& context,
   return BuiltVariant{planned.name, planned.backend, id, path};
 }
 
-std::string describe_skips(const std::vector<SkippedBackend>& skipped) {
-  std::string text;
-  for (const auto& skip : skipped) {
-    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", types::to_string(skip.backend),
 // What the kernel is built against: the torch of --python, or with --torch one cached
 // environment per release (made on first use). Kernels that compile nothing against torch
 // ignore --torch.
@@ -227,6 +223,10 @@ util::Expected<std::vector<TorchTarget>> torch_targets(const config::BuildConfig
   return targets;
 }
 
+std::string describe_skips(const std::vector<SkippedBackend>& skipped) {
+  std::string text;
+  for (const auto& skip : skipped) {
+    text += fmt::format("{}{}: {}", text.empty() ? "" : "; ", types::to_string(skip.backend),
                         skip.reason);
   }
   return text;

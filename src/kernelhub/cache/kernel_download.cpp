@@ -171,7 +171,11 @@ util::Expected<KernelDownload> download_kernel(const HubCache& cache, const hub:
     result.commit = KH_TRY(cache.resolve_revision(ref, *request.revision));
   }
   result.variants = KH_TRY(kernel_variants(cache, repo, result.commit));
-  result.resolution = variants::resolve_variant_names(request.system, result.variants);
+  if (request.system) {
+    result.resolution = variants::resolve_variant_names(*request.system, result.variants);
+  } else if (!request.all_variants) {
+    return util::fail("choosing a variant needs the system it is for");
+  }
 
   std::vector<std::string> allow;
   if (request.all_variants) {

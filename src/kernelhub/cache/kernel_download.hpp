@@ -51,7 +51,9 @@ struct KernelDownloadRequest {
   std::optional<unsigned> version;
   std::optional<std::string> revision;  // exactly one of version and revision
   bool all_variants = false;
-  variants::SystemInfo system;  // the machine the variant is chosen for
+  // The machine the variant is chosen for; may be left out with all_variants (no trace then),
+  // which spares the caller the system probe (it starts Python to ask torch).
+  std::optional<variants::SystemInfo> system;
 };
 
 struct KernelDownload {

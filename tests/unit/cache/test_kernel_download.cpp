@@ -97,8 +97,8 @@ TEST(KernelDownload, AllVariantsAndNoFittingVariant) {
   EXPECT_EQ(all->path, cache.repo(kernel_ref()).snapshot_dir(hub->commit));
 
   request.all_variants = false;
-  request.system.os = "darwin";
-  request.system.backend = variants::SystemBackend{types::Backend::metal, {}};
+  request.system->os = "darwin";
+  request.system->backend = variants::SystemBackend{types::Backend::metal, {}};
   const auto none = download_kernel(cache, *hub::RepoId::parse("org/relu"), request);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().message.rfind(

@@ -20,12 +20,12 @@
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
-#include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/command_support.hpp>
+#include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/fatal_error.hpp>
-
 #include <kernelhub/variants/variant_name.hpp>
+
 namespace kernelhub::cli::commands {
 
 namespace {
@@ -34,8 +34,8 @@ struct BuildCommandOptions {
   std::string dir = ".";
   std::string python = "python3";
   std::string unique_id;
-  std::string abi_check = "error";
   std::string torch;  // --torch 2.14,2.15; empty: the torch of --python
+  std::string abi_check = "error";
   bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;
 };
@@ -115,10 +115,10 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
     build_options.unique_id = options.unique_id;
   }
   build_options.builder_version = KERNELHUB_VERSION;
-  if (!options.skip_checks) {
   if (!options.torch.empty()) {
     build_options.torch_versions = value_or_fatal(builder::parse_torch_list(options.torch));
   }
+  if (!options.skip_checks) {
     run_source_checks_before_build(options.dir);
   }
   builder::SubprocessCommandRunner runner;
@@ -152,12 +152,12 @@ void declare_build_like(CLI::App& app, RunState& state, const char* name) {
   auto* sub = app.add_subcommand(name);
   sub->add_option("DIR", options->dir, "the kernel's folder (holds build.toml)")
       ->capture_default_str();
-  sub->add_option("--python", options->python,
-                  "the Python interpreter whose torch the kernel is built against")
   sub->add_option("--torch", options->torch,
                   "build against each of these torch releases (\"2.14,2.15\"), each in its own "
                   "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
                   "--python (default: the torch of --python)");
+  sub->add_option("--python", options->python,
+                  "the Python interpreter whose torch the kernel is built against")
       ->capture_default_str();
   sub->add_option("--unique-id", options->unique_id,
                   "the unique part of the kernel id (default: from git, else random)");
@@ -166,10 +166,10 @@ void declare_build_like(CLI::App& app, RunState& state, const char* name) {
                   "the build on them, or skip the check")
       ->check(CLI::IsMember({"warn", "error", "off"}))
       ->capture_default_str();
-  sub->add_flag("--json", options->json, "print the built and skipped variants as JSON");
   sub->add_flag("--skip-checks", options->skip_checks,
                 "skip check-layout, check-ops and check-imports before the build and "
                 "check-load after it");
+  sub->add_flag("--json", options->json, "print the built and skipped variants as JSON");
   sub->callback([options, &state] { run_build(*options, state); });
 }
 

@@ -46,9 +46,11 @@ void run_download(const DownloadOptions& options) {
   request.version = options.version;
   request.revision = options.revision;
   request.all_variants = options.all_variants;
-  const variants::SubprocessRunner runner;
-  request.system =
-      variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+  if (!options.all_variants) {
+    const variants::SubprocessRunner runner;
+    request.system =
+        variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+  }
 
   const auto result = value_or_fatal(cache::download_kernel(hub_cache, repo, request));
   if (result.warning) {
