@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 
 
-def client_env(server, hf_home, token=True):
+def client_env(server, hf_home, token=True, telemetry=False):
     env = dict(os.environ)
     env.update({
         "HF_ENDPOINT": server.url,
@@ -26,13 +26,17 @@ def client_env(server, hf_home, token=True):
         env.pop(name, None)
     if token:
         env["HF_TOKEN"] = server.token
+    if telemetry:
+        # kernels 0.17.2 with HF_HUB_DISABLE_TELEMETRY=1 builds a user agent ending in "; ",
+        # which httpx2 refuses before sending (LocalProtocolError: Illegal header value).
+        del env["HF_HUB_DISABLE_TELEMETRY"]
     return env
 
 
-def run_client(server, hf_home, code, token=True):
+def run_client(server, hf_home, code, token=True, telemetry=False):
     """Runs `code` (which may print one JSON value as its last line) and returns that value."""
     result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], env=client_env(server, hf_home, token),
+        [sys.executable, "-c", textwrap.dedent(code)], env=client_env(server, hf_home, token, telemetry),
         capture_output=True, text=True, timeout=300,
     )
     if result.returncode != 0:

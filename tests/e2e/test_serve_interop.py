@@ -159,3 +159,38 @@ def test_resolve_headers_and_range(hub_server, tmp_path):
     assert status == 416
     status, headers, body = http(hub_server, "GET", "/api/agent-harnesses")
     assert status == 404 and body.startswith(b"{")
+
+
+def test_kernels_trust_check_reads_the_organization_setting(kernelhub_bin, tmp_path):
+    import subprocess
+
+    from conftest import HubServer
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "config.toml").write_text(
+        "[organizations.trusted-org]\ntrustedKernelPublisher = true\n"
+        "[organizations.other-org]\ntrustedKernelPublisher = false\n")
+    process = subprocess.Popen([str(kernelhub_bin), "serve", "--root", str(root), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        server = HubServer(process.stdout.readline().strip(), "", root, process)
+        result = run_client(server, tmp_path / "hf", """
+            import json
+            from kernels.hf_hub import _check_trust_remote_code
+            out = {}
+            for repo in ("trusted-org/k", "other-org/k", "unknown-org/k"):
+                try:
+                    _check_trust_remote_code(repo, local_files_only=False,
+                                             trust_remote_code=False)
+                    out[repo] = "trusted"
+                except ValueError as error:
+                    out[repo] = "refused"
+            print(json.dumps(out))
+        """, token=False, telemetry=True)
+        assert result == {"trusted-org/k": "trusted", "other-org/k": "refused",
+                          "unknown-org/k": "refused"}
+    finally:
+        process.terminate()
+        # SIGTERM stops the server cleanly.
+        assert process.wait(timeout=10) == 0
