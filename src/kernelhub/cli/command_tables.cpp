@@ -36,6 +36,9 @@ const std::array k_kernel_builder_commands = {
     Command{"check-load", "load built variants with the reference kernels.get_local_kernel",
             &declare_check_load},
     Command{"hash", "print (or store) the digest of built variants", &declare_hash},
+    Command{"fill-card", "render the kernel's CARD.md with its repo id, functions and layers",
+            &declare_fill_card},
+    Command{"test", "run the kernel's kernels_ci tests against a built variant", &declare_test},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };
