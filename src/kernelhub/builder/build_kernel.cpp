@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <kernelhub/builder/git_state.hpp>
+#include <kernelhub/builder/incremental.hpp>
+#include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/torch_versions_env.hpp>
 #include <kernelhub/builder/variant_assembly.hpp>
@@ -69,7 +71,7 @@ util::Expected<HostTools> detect_host(const config::BuildConfig& config,
     return host;
   }
   python = KH_TRY(find_python(options.python, runner));
-  const auto probe = runner.capture({{python.string(), "-c", std::string(torch_probe_script())}, {}});
+  const auto probe = cached_probe(python, torch_probe_script(), runner, options.probe_cache);
   if (!probe) {
     return util::fail(fmt::format("\"{}\" cannot import torch; install it with `{} -m pip install "
                                   "torch` or pass --python PATH",
@@ -155,6 +157,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
+  const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   for (const auto& command : commands) {
     const auto status = KH_TRY(runner.run(command));
     if (status != 0) {
@@ -163,6 +166,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
                                     command.argv.front(), status, planned.name));
     }
   }
+  KH_STEP(finish_incremental(incremental, work / "cmake"));
   const auto module = work / "cmake" / (id + ".abi3.so");
   if (!fs::exists(module)) {
     return util::fail(fmt::format("the build of {} did not produce \"{}\"", planned.name,

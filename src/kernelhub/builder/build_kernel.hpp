@@ -29,6 +29,8 @@ struct BuildOptions {
   // (torch_versions_env.hpp) made with `python`; empty: the torch of `python` itself.
   std::vector<variants::ReleaseVersion> torch_versions;
   std::filesystem::path torch_envs_root;    // empty: torch_envs_root()
+  // Where the torch probe's answers are cached (probe_cache.hpp); empty: probe every time.
+  std::optional<std::filesystem::path> probe_cache;
 };
 
 struct BuiltVariant {

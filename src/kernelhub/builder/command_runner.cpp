@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/builder/command_runner.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,25 @@ util::Expected<pid_t> start(const Command& command, int stdout_fd, int close_fd)
     argv.push_back(const_cast<char*>(arg.c_str()));
   }
   argv.push_back(nullptr);
+  // The child's environment is built before fork: only exec and _exit run in the child.
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const auto name = text.substr(0, text.find('='));
+    const bool replaced = std::any_of(command.env.begin(), command.env.end(),
+                                      [name](const auto& var) { return var.first == name; });
+    if (!replaced) {
+      environment.emplace_back(text);
+    }
+  }
+  for (const auto& [name, value] : command.env) {
+    environment.push_back(name + "=" + value);
+  }
+  std::vector<char*> envp;
+  for (auto& entry : environment) {
+    envp.push_back(entry.data());
+  }
+  envp.push_back(nullptr);
   // A pipe closed on exec tells the parent whether exec itself failed.
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) {
@@ -50,7 +70,7 @@ util::Expected<pid_t> start(const Command& command, int stdout_fd, int close_fd)
       (void)!write(status_pipe[1], &error, sizeof error);
       _exit(127);
     }
-    execvp(argv[0], argv.data());
+    execvpe(argv[0], argv.data(), envp.data());
     const int error = errno;
     (void)!write(status_pipe[1], &error, sizeof error);
     _exit(127);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kernelhub/util/expected.hpp>
@@ -15,6 +16,8 @@ namespace kernelhub::builder {
 struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH unless it contains a '/'
   std::filesystem::path cwd;      // empty: the current directory
+  // Variables set (or replaced) in the child's environment; the rest is inherited.
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 class CommandRunner {

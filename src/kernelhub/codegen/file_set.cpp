@@ -97,6 +97,23 @@ util::Expected<void> make_executable(const fs::path& path) {
   return {};
 }
 
+// Whether `target` already holds `file` (content, and the execute bit when wanted). Such a
+// file is left alone, so its mtime stays and ninja and CMake see nothing to redo.
+bool already_written(const fs::path& target, const GeneratedFile& file) {
+  std::error_code error;
+  const auto status = fs::symlink_status(target, error);
+  if (!fs::is_regular_file(status) || fs::file_size(target, error) != file.content.size() ||
+      error) {
+    return false;
+  }
+  if (file.executable == Executable::yes &&
+      (status.permissions() & fs::perms::owner_exec) == fs::perms::none) {
+    return false;
+  }
+  const auto current = util::read_file(target);
+  return current && *current == file.content;
+}
+
 }  // namespace
 
 util::Expected<void> FileSet::add(std::string path, std::string content, Executable executable) {
@@ -141,6 +158,9 @@ util::Expected<void> write_file_set(const FileSet& files, const fs::path& dir, O
   }
   for (const auto& file : files.files()) {
     const auto target = dir / file.path;
+    if (already_written(target, file)) {
+      continue;
+    }
     std::error_code error;
     fs::create_directories(target.parent_path(), error);
     if (error) {

@@ -46,7 +46,8 @@ std::vector<std::string> existing_paths(const FileSet& files, const std::filesys
 // Before writing anything it checks every target: with Overwrite::no any existing target is
 // a refusal; with Overwrite::yes a target may exist only as a regular file (replaced), and in
 // both modes each parent must be a folder or absent. A refusal writes nothing. Files under
-// `dir` that are not in the set are never touched.
+// `dir` that are not in the set are never touched, nor are targets that already hold exactly
+// their content (their mtime stays, so an unchanged generated project rebuilds nothing).
 util::Expected<void> write_file_set(const FileSet& files, const std::filesystem::path& dir,
                                     Overwrite overwrite);
 

@@ -19,6 +19,7 @@
 #include <kernelhub/abi/violation.hpp>
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
+#include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
@@ -118,6 +119,7 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   if (!options.torch.empty()) {
     build_options.torch_versions = value_or_fatal(builder::parse_torch_list(options.torch));
   }
+  build_options.probe_cache = builder::probe_cache_dir();
   if (!options.skip_checks) {
     run_source_checks_before_build(options.dir);
   }

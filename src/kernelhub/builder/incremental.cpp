@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/incremental.hpp>
+
+#include <algorithm>
+
+#include <kernelhub/builder/job_limit.hpp>
+#include <kernelhub/util/file_io.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One argument a line: arguments may hold spaces but never newlines.
+std::string stamp_text(const Command& command) {
+  std::string text;
+  for (const auto& arg : command.argv) {
+    text += arg + "\n";
+  }
+  return text;
+}
+
+bool has_jobs_flag(const Command& command) {
+  return std::any_of(command.argv.begin(), command.argv.end(),
+                     [](const std::string& arg) { return arg.starts_with("-j"); });
+}
+
+}  // namespace
+
+IncrementalBuild prepare_incremental(std::vector<Command>& commands, const fs::path& build_tree,
+                                     types::Backend backend) {
+  IncrementalBuild build;
+  if (commands.empty()) {
+    return build;
+  }
+  auto& ninja = commands.back();
+  if (commands.size() > 1 && !has_jobs_flag(ninja)) {
+    const auto kind = backend == types::Backend::cpu ? CompilerKind::cxx : CompilerKind::device;
+    const auto jobs = job_limit(available_cores(), available_memory(), kind);
+    ninja.argv.push_back("-j" + std::to_string(jobs));
+  }
+  if (commands.size() < 2) {
+    return build;
+  }
+  const auto wanted = stamp_text(commands.front());
+  std::error_code error;
+  const auto stamp = util::read_file(build_tree / k_configure_stamp);
+  if (stamp && *stamp == wanted && fs::is_regular_file(build_tree / "build.ninja", error) &&
+      fs::is_regular_file(build_tree / "CMakeCache.txt", error)) {
+    commands.erase(commands.begin());
+    return build;
+  }
+  // A configure with other arguments must not be mistaken for this one if it fails midway.
+  fs::remove(build_tree / k_configure_stamp, error);
+  build.configure_stamp = wanted;
+  return build;
+}
+
+util::Expected<void> finish_incremental(const IncrementalBuild& build, const fs::path& build_tree) {
+  if (!build.configure_stamp) {
+    return {};
+  }
+  return util::write_file_atomic(build_tree / k_configure_stamp, *build.configure_stamp);
+}
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/types/backend.hpp>
+#include <kernelhub/util/expected.hpp>
+
+// What makes a second `build` of an unchanged kernel cheap: CMake configures a build tree
+// once (its own build.ninja re-runs it when a CMakeLists.txt changes, and the generated
+// project is only rewritten when its content changes), and ninja runs as many jobs as the
+// machine's cores and free memory allow.
+namespace kernelhub::builder {
+
+// The configure command as one line, stored in the build tree after a successful configure.
+inline constexpr const char* k_configure_stamp = "kernelhub-configure.txt";
+
+struct IncrementalBuild {
+  // The stamp to write once the commands succeed; nullopt when the configure was skipped.
+  std::optional<std::string> configure_stamp;
+};
+
+// `commands` is cmake_commands()' {configure, ninja} (plus any arguments added to them):
+// drops the configure when `build_tree` was configured by exactly that command and still has
+// its build.ninja, and adds `-j N` to the ninja command (job_limit for the backend's
+// compiler) unless it already has a -j.
+IncrementalBuild prepare_incremental(std::vector<Command>& commands,
+                                     const std::filesystem::path& build_tree,
+                                     types::Backend backend);
+
+// Records the configure after the build succeeded.
+util::Expected<void> finish_incremental(const IncrementalBuild& build,
+                                        const std::filesystem::path& build_tree);
+
+}  // namespace kernelhub::builder

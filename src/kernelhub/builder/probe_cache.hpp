@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <kernelhub/builder/command_runner.hpp>
+
+// Importing torch takes one to several seconds, longer than everything else a no-op rebuild
+// does. The torch probe's answer only changes when the interpreter or its torch does, so it is
+// kept in a cache keyed by what identifies both: the interpreter's path and the location,
+// size and mtime of torch's version.py and __init__.py (found without importing torch, which
+// costs a plain interpreter start).
+namespace kernelhub::builder {
+
+// The identity of the interpreter and its torch, one fact a line; nullopt when the
+// interpreter cannot run or has no torch.
+std::optional<std::string> torch_fingerprint(const std::filesystem::path& python,
+                                             CommandRunner& runner);
+
+// The cache folder: $KERNELHUB_CACHE_DIR/probes, else $XDG_CACHE_HOME/kernelhub/probes, else
+// ~/.cache/kernelhub/probes; nullopt when none can be named.
+std::optional<std::filesystem::path> probe_cache_dir();
+
+// `script`'s output for `python`, from the cache in `cache_dir` when the fingerprint matches,
+// else by running it (and caching a successful answer). No cache_dir: always runs it.
+// nullopt when the script fails.
+std::optional<std::string> cached_probe(const std::filesystem::path& python,
+                                        std::string_view script, CommandRunner& runner,
+                                        const std::optional<std::filesystem::path>& cache_dir);
+
+}  // namespace kernelhub::builder

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/util/expected.hpp>
+#include <kernelhub/variants/program_runner.hpp>
+#include <kernelhub/variants/system.hpp>
+
+// `kernel-builder test`: runs a kernel's own pytest tests marked `kernels_ci` against one of
+// its built variants, as the reference's `ci-test` output does (`pytest tests -m kernels_ci`,
+// exit status 5 accepted; builder.md §4). The tests import the kernel by its Python name, so
+// the variant is put on PYTHONPATH under that name through a symlink in a temporary folder;
+// LOCAL_KERNELS also maps the repo id to it, for tests that call `kernels.get_kernel`.
+namespace kernelhub::builder {
+
+struct TestOptions {
+  std::string python = "python3";          // the interpreter with torch and pytest
+  std::optional<std::string> variant;      // default: the loader's pick for this machine
+  std::vector<std::string> pytest_args;    // passed after ours (e.g. -k, -x)
+};
+
+// The variants under <kernel>/build/ (folders holding a metadata.json), sorted.
+std::vector<std::string> built_variant_names(const std::filesystem::path& kernel_dir);
+
+// The backends whose variants can run here, best first (the reference's order: cuda, rocm,
+// xpu, metal, then cpu). `detected` is the loader's backend, which follows how torch was built
+// (torch.version.cuda), so a CUDA, ROCm or XPU build counts only when its device is present.
+std::vector<variants::SystemBackend> runnable_backends(const variants::SystemBackend& detected,
+                                                       bool device_available);
+
+// The variant to test: `requested` when it was built, else, for the first backend of
+// `runnable` that has one, the variant the reference loader would pick on `system` with that
+// backend (arch before noarch, the newest torch). Errors name the built variants and why
+// none fits.
+util::Expected<std::string> choose_test_variant(std::span<const std::string> built,
+                                                const variants::SystemInfo& system,
+                                                std::span<const variants::SystemBackend> runnable,
+                                                const std::optional<std::string>& requested);
+
+// What one test run executes; a pure function of its inputs.
+struct TestInvocation {
+  Command command;
+  // Written into the shim folder when the kernel brings no pytest configuration of its own:
+  // it declares the `kernels_ci` marker so `-m kernels_ci` raises no unknown-marker warning.
+  std::optional<std::string> pytest_ini;
+};
+
+struct TestSetup {
+  std::filesystem::path kernel_dir;
+  std::filesystem::path variant_dir;
+  std::filesystem::path shim_dir;  // holds the <python name> symlink (and pytest.ini)
+  std::string python;
+  std::optional<std::string> repo_id;
+  bool kernel_has_pytest_config = false;
+  std::vector<std::string> pytest_args;
+};
+
+TestInvocation test_invocation(const TestSetup& setup);
+
+// Whether `kernel_dir` holds a pytest configuration (pytest.ini, or a pyproject.toml,
+// tox.ini or setup.cfg with a pytest section).
+bool has_pytest_config(const std::filesystem::path& kernel_dir);
+
+// pytest's status as ours: 5 ("no tests collected") is a pass.
+int test_exit_status(int pytest_status);
+
+struct TestRun {
+  std::string variant;
+  int exit_status = 0;  // after test_exit_status
+  int pytest_status = 0;
+};
+
+// Reads build.toml, chooses the variant (detecting this machine through `probe` only when
+// none is requested), and runs pytest with `runner`.
+util::Expected<TestRun> run_kernel_tests(const std::filesystem::path& kernel_dir,
+                                         const TestOptions& options, CommandRunner& runner,
+                                         const variants::ProgramRunner& probe);
+
+}  // namespace kernelhub::builder

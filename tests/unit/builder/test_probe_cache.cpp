@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <kernelhub/builder/probe_cache.hpp>
+
+namespace kernelhub::builder {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Answers the locate script with a fake torch under torch/, and the probe with a counter.
+struct FakeRunner final : CommandRunner {
+  int probes = 0;
+  bool has_torch = true;
+  util::Expected<int> run(const Command&) override { return 0; }
+  std::optional<std::string> capture(const Command& command) override {
+    const auto& script = command.argv.at(2);
+    if (script.find("find_spec('torch')") != std::string::npos) {
+      const auto origin = has_torch ? (fs::current_path() / "torch/__init__.py").string() : "";
+      return (fs::current_path() / "python").string() + "\n" + origin + "\n";
+    }
+    ++probes;
+    return "answer " + std::to_string(probes) + "\n";
+  }
+  std::optional<fs::path> find_program(const std::string& program) override { return program; }
+};
+
+void write(const fs::path& path, std::string_view content) {
+  fs::create_directories(path.parent_path().empty() ? "." : path.parent_path());
+  std::ofstream(path) << content;
+}
+
+TEST(ProbeCache, AnswersFromTheCacheUntilTorchChanges) {
+  write("python", "");
+  write("torch/__init__.py", "");
+  write("torch/version.py", "__version__ = '2.15.0'\n");
+  FakeRunner runner;
+  const std::optional<fs::path> cache = fs::path("cache");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, cache), "answer 1\n");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, cache), "answer 1\n");
+  EXPECT_EQ(runner.probes, 1);
+  // Another script is another entry.
+  EXPECT_EQ(cached_probe("python", "other()", runner, cache), "answer 2\n");
+
+  write("torch/version.py", "__version__ = '2.16.0+cpu'\n");  // a reinstall
+  EXPECT_EQ(cached_probe("python", "probe()", runner, cache), "answer 3\n");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, cache), "answer 3\n");
+}
+
+TEST(ProbeCache, NoCacheWithoutAFolderOrATorch) {
+  write("python", "");
+  FakeRunner runner;
+  runner.has_torch = false;
+  EXPECT_EQ(cached_probe("python", "probe()", runner, fs::path("cache")), "answer 1\n");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, fs::path("cache")), "answer 2\n");
+  runner.has_torch = true;
+  write("torch/__init__.py", "");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, std::nullopt), "answer 3\n");
+  EXPECT_EQ(cached_probe("python", "probe()", runner, std::nullopt), "answer 4\n");
+  EXPECT_FALSE(fs::exists("cache"));
+}
+
+}  // namespace
+}  // namespace kernelhub::builder
