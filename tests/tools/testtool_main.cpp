@@ -22,6 +22,7 @@
 #include <kernelhub/types/version.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "hub_commands.hpp"
 #include "variants_commands.hpp"
 
 namespace {
@@ -238,6 +239,7 @@ const std::map<std::string, std::function<json(const Args&)>> k_commands = {
     {"kernel-id", kernel_id},
     {"variants-parse", testtool::variants_parse},
     {"variants-resolve", testtool::variants_resolve},
+    {"hub", testtool::hub_call},
 };
 
 }  // namespace

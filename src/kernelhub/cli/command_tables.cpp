@@ -25,6 +25,7 @@ const std::array k_kernel_builder_commands = {
             &declare_build},
     Command{"build-and-copy", "build the kernel's variants into build/ (same as build)",
             &declare_build_and_copy},
+    Command{"upload", "upload the build variants and the card to the Hub", &declare_upload},
     Command{"check-ops", "check that torch.library registrations use add_op_namespace_prefix",
             &declare_check_ops},
     Command{"check-layout", "check the kernel's Python package and the sources build.toml lists",

@@ -15,6 +15,7 @@ void declare_generate_docs(CLI::App& app, RunState& state);
 void declare_create_project(CLI::App& app, RunState& state);
 void declare_build(CLI::App& app, RunState& state);
 void declare_build_and_copy(CLI::App& app, RunState& state);
+void declare_upload(CLI::App& app, RunState& state);
 void declare_fill_card(CLI::App& app, RunState& state);
 void declare_test(CLI::App& app, RunState& state);
 void declare_check_ops(CLI::App& app, RunState& state);

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kernel-builder upload [DIR] [--repo-id ID] [--branch B] [--create-pr] [--output-json F]`:
+// publishes the kernel's build variants to the Hub as the reference does (builder.md §8): the
+// card as README.md on `main`, `build/<variant>/...` and `benchmarks/` on the version branch,
+// stale files deleted, "no changes" when the Hub already has every byte.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/abi/library_discovery.hpp>
+#include <kernelhub/cli/command_support.hpp>
+#include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/hub/kernel_upload.hpp>
+#include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/util/diagnostic.hpp>
+#include <kernelhub/util/fatal_error.hpp>
+#include <kernelhub/util/file_io.hpp>
+
+namespace kernelhub::cli::commands {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct UploadOptions {
+  std::string dir = ".";
+  std::string repo_id;
+  std::string branch;
+  std::string repo_type = "kernel";
+  std::string output_json;
+  std::string token;
+  bool is_private = false;
+  bool create_pr = false;
+  bool quiet = false;
+};
+
+// general.hub of build.toml, when the file reads; the error explains why it was needed.
+std::optional<config::Hub> hub_table(const fs::path& dir, std::string* problem) {
+  util::DiagnosticCollector sink;
+  auto loaded = config::load_build_config(dir, sink);
+  if (!loaded) {
+    // The diagnostics say what is wrong; they matter only when build.toml was needed.
+    *problem = loaded.error().message;
+    for (const auto& diagnostic : sink.sorted()) {
+      *problem += "\n" + util::render(diagnostic);
+    }
+    return std::nullopt;
+  }
+  return loaded->config.general.hub.value_or(config::Hub{});
+}
+
+// The version branch: --branch, general.hub.branch, else v<version> of the variants, which
+// must all agree.
+std::string branch_for(const UploadOptions& options, const std::optional<config::Hub>& hub,
+                       const std::set<std::uint64_t>& versions) {
+  if (!options.branch.empty()) {
+    return options.branch;
+  }
+  if (hub && hub->branch) {
+    return *hub->branch;
+  }
+  if (versions.size() > 1) {
+    throw util::FatalError(fmt::format("found multiple versions in build variants: {}",
+                                       fmt::join(versions, ", ")));
+  }
+  return fmt::format("v{}", versions.empty() ? 0 : *versions.begin());
+}
+
+// The page a person opens to see the upload: hf.co for the Hub, else our server's URL.
+std::string tree_page(const hub::Endpoint& endpoint, const hub::RepoRef& repo,
+                      const std::string& branch) {
+  const std::string base =
+      endpoint.url == hub::k_default_endpoint ? std::string("https://hf.co") : endpoint.url;
+  return fmt::format("{}/{}{}/tree/{}", base, hub::repo_type_url_prefix(repo.type), repo.id.str(),
+                     branch);
+}
+
+void run_upload(const UploadOptions& options) {
+  require_directory(options.dir);
+  const fs::path dir = fs::canonical(options.dir);
+  const auto variant_dirs = value_or_fatal(abi::discover_variants(dir));
+  if (variant_dirs.empty()) {
+    throw util::FatalError(fmt::format(
+        "no build variants in \"{}\"; run `kernel-builder build` first", dir.string()));
+  }
+  const fs::path variants_root = variant_dirs.front().parent_path();
+  if (!options.quiet) {
+    fmt::print("Found {} build variant(s) in {}\n", variant_dirs.size(), variants_root.string());
+  }
+
+  std::set<std::uint64_t> versions;
+  std::vector<std::string> dirty;
+  std::vector<hub::UploadVariant> variants;
+  for (const auto& variant_dir : variant_dirs) {
+    const auto name = variant_dir.filename().string();
+    variants.push_back(hub::UploadVariant{name, variant_dir});
+    // Unreadable metadata is skipped here, as the reference does; check-builds reports it.
+    if (auto metadata = metadata::read_metadata_file(variant_dir / "metadata.json")) {
+      versions.insert(metadata->version);
+      if (metadata->is_dirty()) {
+        dirty.push_back(name);
+      }
+    }
+  }
+  if (!dirty.empty()) {
+    fmt::print(stderr,
+               "warning: uploading {} build variant(s) built from a dirty git tree (uncommitted "
+               "changes): {}\n",
+               dirty.size(), fmt::join(dirty, ", "));
+  }
+
+  std::string problem;
+  const auto hub_config = hub_table(dir, &problem);
+  std::string repo_id = options.repo_id;
+  if (repo_id.empty()) {
+    if (!hub_config) {
+      throw util::FatalError(
+          fmt::format("--repo-id is not provided and build.toml cannot be read: {}", problem));
+    }
+    if (!hub_config->repo_id) {
+      throw util::FatalError("no `general.hub.repo-id` in build.toml; use --repo-id to specify it");
+    }
+    repo_id = *hub_config->repo_id;
+  }
+  const auto type = hub::parse_repo_type(options.repo_type);
+  hub::RepoRef repo{value_or_fatal(hub::RepoId::parse(repo_id)), *type};
+
+  hub::KernelUploadRequest request(repo, branch_for(options, hub_config, versions), variants);
+  if (fs::is_regular_file(variants_root / "CARD.md")) {
+    request.card = variants_root / "CARD.md";
+  }
+  if (fs::is_directory(dir / "benchmarks")) {
+    request.benchmarks = dir / "benchmarks";
+  }
+  request.visibility = options.is_private ? hub::Visibility::private_repo : hub::Visibility::public_repo;
+  request.create_pr = options.create_pr ? hub::CreatePr::yes : hub::CreatePr::no;
+  if (!options.quiet) {
+    request.log = [](const std::string& line) { fmt::print("{}\n", line); };
+  }
+
+  auto endpoint = hub::Endpoint::from_environment();
+  if (!options.token.empty()) {
+    endpoint.token = options.token;
+  }
+  hub::ClientOptions client_options;
+  client_options.progress_bar = !options.quiet;
+  const hub::HubClient client(endpoint, client_options);
+  auto outcome = hub::upload_kernel(client, request);
+  if (!outcome) {
+    throw util::FatalError(outcome.error().message);
+  }
+
+  const auto url = tree_page(endpoint, repo, request.branch);
+  nlohmann::json pull_requests = nlohmann::json::array();
+  nlohmann::json commits = nlohmann::json::array();
+  std::set<std::string> listed;
+  for (const auto& commit : outcome->commits) {
+    commits.push_back({{"branch", commit.branch}, {"commit", commit.commit_oid}, {"url", commit.commit_url}});
+    if (commit.pull_request_url && listed.insert(commit.branch).second) {
+      pull_requests.push_back({{"branch", commit.branch}, {"url", *commit.pull_request_url}});
+    }
+  }
+  switch (outcome->status) {
+    case hub::KernelUploadOutcome::Status::no_changes: fmt::print("No changes to upload.\n"); break;
+    case hub::KernelUploadOutcome::Status::pull_request_created:
+      for (const auto& pr : pull_requests) {
+        fmt::print("Pull request created: {}\n", pr["url"].get<std::string>());
+      }
+      break;
+    case hub::KernelUploadOutcome::Status::uploaded: fmt::print("Kernel uploaded: {}\n", url); break;
+  }
+  if (!options.output_json.empty()) {
+    const nlohmann::json report = {{"status", hub::upload_status_name(outcome->status)},
+                                   {"repo_id", repo.id.str()},
+                                   {"branch", request.branch},
+                                   {"url", url},
+                                   {"pull_requests", pull_requests},
+                                   {"commits", commits}};
+    if (auto written = util::write_file_atomic(options.output_json, report.dump(2) + "\n"); !written) {
+      throw util::FatalError(written.error().message);
+    }
+  }
+}
+
+}  // namespace
+
+void declare_upload(CLI::App& app, RunState& /*state*/) {
+  auto options = std::make_shared<UploadOptions>();
+  auto* command = app.add_subcommand("upload");
+  command->add_option("DIR", options->dir, "kernel directory (its build/ holds the variants)")
+      ->capture_default_str();
+  command->add_option("--repo-id", options->repo_id,
+                      "Hub repository (default: general.hub.repo-id of build.toml)");
+  command->add_option("--branch", options->branch,
+                      "branch for the variants (default: general.hub.branch, else v<version>)");
+  command->add_option("--repo-type", options->repo_type, "repository type")
+      ->check(CLI::IsMember({"kernel", "model"}))
+      ->capture_default_str();
+  command->add_flag("--private", options->is_private, "create the repository as private");
+  command->add_flag("--create-pr", options->create_pr,
+                    "open a pull request instead of committing to the branch");
+  command->add_option("--output-json", options->output_json,
+                      "write {status, repo_id, branch, url, pull_requests, commits} to this file");
+  command->add_option("--token", options->token, "Hub token (default: HF_TOKEN or the token file)");
+  command->add_flag("-q,--quiet", options->quiet, "print only the outcome");
+  command->callback([options] { run_upload(*options); });
+}
+
+}  // namespace kernelhub::cli::commands

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <deque>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kernelhub/hub/http_transport.hpp>
+
+// A scripted Transport: answers requests from a queue and records what was asked, so the
+// client's protocol logic (redirects, retries, resume, token handling) is tested without a
+// socket.
+namespace kernelhub::hub::testing {
+
+struct FakeReply {
+  long status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  // A transport failure instead of a response.
+  bool fail = false;
+  bool transient = true;
+  // With `fail`: the body bytes delivered to the sink before the connection "breaks".
+  std::string partial_body;
+};
+
+class FakeTransport final : public Transport {
+public:
+  void push(FakeReply reply) { m_replies.push_back(std::move(reply)); }
+  void push(long status, std::vector<std::pair<std::string, std::string>> headers = {},
+            std::string body = {}) {
+    FakeReply reply;
+    reply.status = status;
+    reply.headers = std::move(headers);
+    reply.body = std::move(body);
+    push(std::move(reply));
+  }
+
+  tl::expected<HttpResponse, TransportError> perform(const HttpRequest& request) override {
+    std::lock_guard lock(m_mutex);
+    m_requests.push_back(request);
+    if (m_replies.empty()) {
+      return tl::unexpected(TransportError{"no scripted reply for " + request.url, false});
+    }
+    FakeReply reply = std::move(m_replies.front());
+    m_replies.pop_front();
+    HttpResponse response;
+    response.status = reply.status;
+    for (auto& [name, value] : reply.headers) {
+      response.headers.add(name, value);
+    }
+    if (reply.fail) {
+      if (request.sink && !reply.partial_body.empty()) {
+        if (request.on_start && !request.on_start(reply.status, response.headers)) {
+          return tl::unexpected(TransportError{"aborted", false});
+        }
+        request.sink(reply.partial_body);
+      }
+      return tl::unexpected(TransportError{"connection reset", reply.transient});
+    }
+    if (request.sink && reply.status >= 200 && reply.status < 300) {
+      if (!reply.body.empty()) {
+        if (request.on_start && !request.on_start(reply.status, response.headers)) {
+          return tl::unexpected(TransportError{"aborted by on_start", false});
+        }
+        if (!request.sink(reply.body)) {
+          return tl::unexpected(TransportError{"aborted by sink", false});
+        }
+      }
+    } else {
+      response.body = reply.body;
+    }
+    return response;
+  }
+
+  const std::vector<HttpRequest>& requests() const { return m_requests; }
+  std::size_t pending() const { return m_replies.size(); }
+
+  // A connection that breaks after `partial_body` (a transient failure).
+  static FakeReply broken(long status = 0,
+                          std::vector<std::pair<std::string, std::string>> headers = {},
+                          std::string partial_body = {}) {
+    FakeReply reply;
+    reply.status = status;
+    reply.headers = std::move(headers);
+    reply.fail = true;
+    reply.partial_body = std::move(partial_body);
+    return reply;
+  }
+
+  // The value of a request header, or "" when it was not sent.
+  static std::string header(const HttpRequest& request, std::string_view name) {
+    for (const auto& [key, value] : request.headers) {
+      if (key == name) {
+        return value;
+      }
+    }
+    return {};
+  }
+
+private:
+  std::mutex m_mutex;
+  std::deque<FakeReply> m_replies;
+  std::vector<HttpRequest> m_requests;
+};
+
+}  // namespace kernelhub::hub::testing

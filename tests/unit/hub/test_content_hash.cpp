@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/hub/content_hash.hpp>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace kernelhub::hub {
+namespace {
+
+TEST(ContentHash, GitBlobSha1MatchesGit) {
+  // `printf 'hello\n' | git hash-object --stdin`, and the empty blob.
+  EXPECT_EQ(git_blob_sha1("hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+  EXPECT_EQ(git_blob_sha1(""), "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+}
+
+TEST(ContentHash, Sha256) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST(ContentHash, FilesHashLikeTheirContent) {
+  std::string content(3 << 20, 'x');
+  content += "tail";
+  std::ofstream("big.bin", std::ios::binary) << content;
+  EXPECT_EQ(*git_blob_sha1_of_file("big.bin"), git_blob_sha1(content));
+  EXPECT_EQ(*sha256_of_file("big.bin"), sha256_hex(content));
+  EXPECT_FALSE(sha256_of_file("missing.bin"));
+}
+
+TEST(ContentHash, Base64) {
+  EXPECT_EQ(base64_encode(""), "");
+  EXPECT_EQ(base64_encode("f"), "Zg==");
+  EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
+}
+
+}  // namespace
+}  // namespace kernelhub::hub

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/hub/kernel_upload.hpp>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/hub/content_hash.hpp>
+
+#include "fake_transport.hpp"
+
+namespace kernelhub::hub {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+  if (path.has_parent_path()) {
+    fs::create_directories(path.parent_path());
+  }
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> paths_of(const std::vector<LocalFile>& files) {
+  std::vector<std::string> paths;
+  for (const auto& file : files) {
+    paths.push_back(file.path_in_repo);
+  }
+  return paths;
+}
+
+std::vector<RemoteFile> remote(std::initializer_list<const char*> paths) {
+  std::vector<RemoteFile> files;
+  for (const char* path : paths) {
+    files.push_back(RemoteFile{path, "oid", std::nullopt});
+  }
+  return files;
+}
+
+TEST(KernelUpload, VersionBranchFilesSkipBytecodeAndNonBenchmarks) {
+  write("build/torch-cpu/metadata.json", "{}");
+  write("build/torch-cpu/relu/__init__.py", "");
+  write("build/torch-cpu/relu/__pycache__/x.cpython-311.pyc", "");
+  write("build/torch-cuda/relu/ops.so", "elf");
+  write("benchmarks/benchmark.py", "");
+  write("benchmarks/benchmark_big.py", "");
+  write("benchmarks/helper.py", "");
+  write("benchmarks/sub/benchmark.py", "");
+  std::vector<UploadVariant> variants{{"torch-cpu", "build/torch-cpu"}, {"torch-cuda", "build/torch-cuda"}};
+  auto files = version_branch_files(variants, fs::path("benchmarks"));
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ(paths_of(*files), (std::vector<std::string>{
+                                  "benchmarks/benchmark.py", "benchmarks/benchmark_big.py",
+                                  "build/torch-cpu/metadata.json", "build/torch-cpu/relu/__init__.py",
+                                  "build/torch-cuda/relu/ops.so"}));
+}
+
+TEST(KernelUpload, NewBranchDropsEveryOtherBuildAndBenchmarkFile) {
+  const std::vector<UploadVariant> variants{{"torch-cpu", "x"}};
+  const std::vector<LocalFile> uploaded{{"build/torch-cpu/a.py", "x"}, {"benchmarks/benchmark.py", "x"}};
+  const auto stale = stale_files(remote({"README.md", ".gitattributes", "build/torch-cpu/a.py",
+                                         "build/torch-cpu/old.py", "build/torch-cuda/a.py",
+                                         "benchmarks/benchmark.py", "benchmarks/helper.py"}),
+                                 uploaded, variants, BranchState::created);
+  EXPECT_EQ(stale, (std::vector<std::string>{"benchmarks/helper.py", "build/torch-cpu/old.py",
+                                             "build/torch-cuda/a.py"}));
+}
+
+TEST(KernelUpload, ExistingBranchKeepsOtherVariantsAndNonBenchmarkFiles) {
+  const std::vector<UploadVariant> variants{{"torch-cpu", "x"}};
+  const std::vector<LocalFile> uploaded{{"build/torch-cpu/a.py", "x"}};
+  const auto stale = stale_files(remote({"build/torch-cpu/a.py", "build/torch-cpu/old.py",
+                                         "build/torch-cpu-extra/a.py", "build/torch-cuda/a.py",
+                                         "benchmarks/benchmark_old.py", "benchmarks/helper.py"}),
+                                 uploaded, variants, BranchState::existing);
+  EXPECT_EQ(stale, (std::vector<std::string>{"benchmarks/benchmark_old.py", "build/torch-cpu/old.py"}));
+}
+
+TEST(KernelUpload, UnchangedComparesGitOidOrLfsSha256) {
+  write("f.bin", "bytes");
+  LocalFile local{"f.bin", "f.bin"};
+  EXPECT_TRUE(*unchanged(local, RemoteFile{"f.bin", git_blob_sha1("bytes"), std::nullopt}));
+  EXPECT_FALSE(*unchanged(local, RemoteFile{"f.bin", git_blob_sha1("other"), std::nullopt}));
+  EXPECT_TRUE(*unchanged(local, RemoteFile{"f.bin", "pointer-oid", sha256_hex("bytes")}));
+}
+
+TEST(KernelUpload, BatchMessages) {
+  EXPECT_EQ(batch_message(0, 1), "Uploaded using `kernel-builder`.");
+  EXPECT_EQ(batch_message(1, 3), "Uploaded using `kernel-builder` (batch 2/3).");
+}
+
+// The whole flow against a scripted server: a new branch, README on main, files on v1.
+TEST(KernelUpload, FlowCreatesBranchAndCommitsBothBranches) {
+  write("build/torch-cpu/metadata.json", "{}");
+  write("build/CARD.md", "# card");
+  const std::string main_sha(40, 'a');
+  const std::string new_sha(40, 'b');
+  auto transport = std::make_shared<testing::FakeTransport>();
+  transport->push(200, {}, R"({"url":"http://hub/kernels/org/k"})");
+  transport->push(200, {}, R"({"branches":[{"name":"main","ref":"refs/heads/main","targetCommit":")" +
+                               main_sha + R"("}],"converts":[],"tags":[]})");
+  transport->push(200);  // create branch v1
+  transport->push(200, {}, R"({"branches":[{"name":"main","targetCommit":")" + main_sha +
+                               R"("},{"name":"v1","targetCommit":")" + main_sha +
+                               R"("}],"converts":[],"tags":[]})");
+  transport->push(200, {}, R"([{"type":"file","oid":"x","size":1,"path":".gitattributes"}])");
+  transport->push(200, {}, R"({"files":[{"path":"README.md","uploadMode":"regular","shouldIgnore":false}]})");
+  transport->push(200, {}, R"([{"type":"file","oid":"x","size":1,"path":".gitattributes"},
+                               {"type":"file","oid":"y","size":1,"path":"build/legacy/x.py"}])");
+  transport->push(200, {}, R"({"files":[{"path":"build/torch-cpu/metadata.json","uploadMode":"regular","shouldIgnore":false}]})");
+  transport->push(200, {}, R"({"commitOid":")" + new_sha + R"(","commitUrl":"u1"})");
+  transport->push(200, {}, R"({"commitOid":")" + new_sha + R"(","commitUrl":"u2"})");
+  Endpoint endpoint;
+  endpoint.url = "http://hub";
+  ClientOptions options;
+  options.progress_bar = false;
+  options.sleep = [](std::chrono::milliseconds) {};
+  HubClient client(endpoint, options, transport);
+  KernelUploadRequest request(RepoRef{*RepoId::parse("org/k"), RepoType::kernel}, "v1",
+                              {{"torch-cpu", "build/torch-cpu"}});
+  request.card = fs::path("build/CARD.md");
+  std::vector<std::string> log;
+  request.log = [&log](const std::string& line) { log.push_back(line); };
+  auto outcome = upload_kernel(client, request);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(outcome->status, KernelUploadOutcome::Status::uploaded);
+  ASSERT_EQ(outcome->commits.size(), 2u);
+  EXPECT_EQ(outcome->commits[0].branch, "main");
+  EXPECT_EQ(outcome->commits[1].branch, "v1");
+  EXPECT_EQ(log, std::vector<std::string>{"Using branch `v1` (new)"});
+  EXPECT_EQ(transport->pending(), 0u);
+  const auto& requests = transport->requests();
+  EXPECT_EQ(requests[2].url, "http://hub/api/kernels/org/k/branch/v1");
+  const auto& v1_commit = requests.back();
+  EXPECT_EQ(v1_commit.url, "http://hub/api/kernels/org/k/commit/v1");
+  // The legacy variant inherited from main is deleted on the new branch.
+  EXPECT_NE(v1_commit.body.find(R"({"key":"deletedFile","value":{"path":"build/legacy/x.py"}})"),
+            std::string::npos);
+  EXPECT_NE(v1_commit.body.find(R"("parentCommit":")" + main_sha), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelhub::hub
