@@ -143,3 +143,16 @@ def test_upload_errors_are_clear(kernel_builder, hub_server, tmp_path):
     offline = dict(env, HF_TOKEN=hub_server.token, HF_HUB_OFFLINE="1")
     result = run([kernel_builder, "upload", kernel], env=offline)
     assert result.returncode != 0 and "offline" in result.stderr
+
+
+def test_card_template_is_filled_when_the_build_has_no_card(kernel_builder, hub_server, tmp_path):
+    kernel = make_kernel(tmp_path / "kernel", ["torch-cpu"])
+    (kernel / "build" / "CARD.md").unlink()
+    (kernel / "CARD.md").write_text("# {{ repo_id }} version {{ version }}\n")
+    upload(kernel_builder, hub_server, kernel, tmp_path)
+    result = run_python(f"""
+        from pathlib import Path
+        from huggingface_hub import hf_hub_download
+        print(Path(hf_hub_download({REPO!r}, "README.md", repo_type="kernel")).read_text())
+    """, hub_env(hub_server.url, tmp_path / "cache-card"))
+    assert f"# {REPO} version 1" in result.stdout

@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include <kernelhub/abi/library_discovery.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/codegen/card.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/hub/kernel_upload.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
@@ -40,6 +43,50 @@ struct UploadOptions {
   bool create_pr = false;
   bool quiet = false;
 };
+
+// The card for main: the filled CARD.md beside the variants (the reference's bundle has one);
+// else the kernel's own CARD.md template filled here, since our build does not write one.
+// The filled text goes to a temporary file that lives as long as the returned object.
+struct CardFile {
+  std::optional<fs::path> path;
+  bool temporary = false;
+  ~CardFile() {
+    if (temporary && path) {
+      std::error_code ignored;
+      fs::remove(*path, ignored);
+    }
+  }
+};
+
+void find_card(const fs::path& kernel_dir, const fs::path& variants_root,
+               const std::string& repo_id, CardFile& card) {
+  if (fs::is_regular_file(variants_root / "CARD.md")) {
+    card.path = variants_root / "CARD.md";
+    return;
+  }
+  if (!fs::is_regular_file(kernel_dir / "CARD.md")) {
+    return;
+  }
+  util::DiagnosticCollector sink;
+  auto loaded = config::load_build_config(kernel_dir, sink);
+  if (!loaded) {
+    return;
+  }
+  const auto facts = value_or_fatal(codegen::read_card_facts(loaded->config, kernel_dir, repo_id));
+  const auto text = value_or_fatal(util::read_file(kernel_dir / "CARD.md"));
+  const auto filled = value_or_fatal(codegen::render_card(text, "CARD.md", facts));
+  std::string pattern = (fs::temp_directory_path() / "kernelhub-card-XXXXXX").string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    throw util::FatalError("cannot create a temporary file for the card");
+  }
+  ::close(fd);
+  card.path = pattern;
+  card.temporary = true;
+  if (auto written = util::write_file_atomic(*card.path, filled); !written) {
+    throw util::FatalError(written.error().message);
+  }
+}
 
 // general.hub of build.toml, when the file reads; the error explains why it was needed.
 std::optional<config::Hub> hub_table(const fs::path& dir, std::string* problem) {
@@ -133,9 +180,9 @@ void run_upload(const UploadOptions& options) {
   hub::RepoRef repo{value_or_fatal(hub::RepoId::parse(repo_id)), *type};
 
   hub::KernelUploadRequest request(repo, branch_for(options, hub_config, versions), variants);
-  if (fs::is_regular_file(variants_root / "CARD.md")) {
-    request.card = variants_root / "CARD.md";
-  }
+  CardFile card;
+  find_card(dir, variants_root, repo.id.str(), card);
+  request.card = card.path;
   if (fs::is_directory(dir / "benchmarks")) {
     request.benchmarks = dir / "benchmarks";
   }
