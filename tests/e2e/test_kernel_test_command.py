@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`kernel-builder test` and `fill-card` on kernels we build, and the incremental rebuild.
+
+Each compiled build costs about a minute here, so the `init` kernel is built once per module
+and reused: its generated test passes, an added failing `kernels_ci` test fails the command,
+a test folder without `kernels_ci` tests passes (pytest's "no tests collected"), and a second
+`build` of the unchanged kernel reconfigures and recompiles nothing. Every example under
+examples/ with a tests/ folder is built (in a copy) and tested the same way.
+
+fill-card is compared with the reference's behaviour: the context from our `--json` is
+rendered by Jinja2 (the reference renders with minijinja, trim_blocks, as Jinja2 does with the
+same options), and `__all__` is read with Python's own `ast` the way the reference reads it
+with rustpython's.
+"""
+import ast
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, VENV_BIN, run
+
+PYTHON = VENV_BIN / "python"
+EXAMPLES = REPO_ROOT / "examples"
+
+pytestmark = pytest.mark.skipif(
+    not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    reason="needs the .venv with torch, pytest, cmake and ninja",
+)
+
+
+def build(kernel_builder, kernel_dir):
+    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json"], check=True)
+    return json.loads(result.stdout)
+
+
+def kernel_test(kernel_builder, kernel_dir, *args):
+    return run([kernel_builder, "test", kernel_dir, "--python", PYTHON, "--json", *args])
+
+
+def cpu_variant():
+    out = subprocess.run(
+        [str(PYTHON), "-c",
+         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    return f"torch{out}-cxx11-cpu-x86_64-linux"
+
+
+@pytest.fixture(scope="module")
+def init_kernel(kernel_builder, tmp_path_factory):
+    root = tmp_path_factory.mktemp("init")
+    run([kernel_builder, "init", "--name", "me/act-cpu", "--backends", "cpu"], cwd=root,
+        check=True)
+    kernel_dir = root / "act-cpu"
+    build(kernel_builder, kernel_dir)
+    return kernel_dir
+
+
+def test_init_kernel_passes_its_generated_tests(kernel_builder, init_kernel):
+    result = kernel_test(kernel_builder, init_kernel)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    # No GPU here: the cpu variant, though torch was built with CUDA.
+    assert summary == {"variant": cpu_variant(), "pytest_status": 0, "passed": True}
+    assert " passed" in result.stderr
+    # Nothing written into the variant or the kernel by the test run.
+    assert not list((init_kernel / "build" / cpu_variant()).rglob("__pycache__"))
+    assert not (init_kernel / ".pytest_cache").exists()
+
+
+def test_a_failing_test_fails_the_command(kernel_builder, init_kernel, tmp_path):
+    failing = init_kernel / "tests" / "test_zz_failing.py"
+    failing.write_text(
+        "import pytest\nfrom act_cpu import act_cpu\n\n\n"
+        "@pytest.mark.kernels_ci\ndef test_fails():\n    assert False, 'meant to fail'\n\n\n"
+        "def test_not_ci():\n    assert False, 'not a kernels_ci test: never run'\n")
+    try:
+        result = kernel_test(kernel_builder, init_kernel)
+    finally:
+        failing.unlink()
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["pytest_status"] == 1
+    assert "meant to fail" in result.stderr
+    assert "never run" not in result.stderr
+
+
+def test_no_kernels_ci_tests_is_a_pass(kernel_builder, init_kernel, tmp_path):
+    kernel = tmp_path / "plain"
+    shutil.copytree(init_kernel, kernel, symlinks=True)
+    for test in (kernel / "tests").glob("test_*.py"):
+        test.write_text("def test_unmarked():\n    assert False\n")
+    result = kernel_test(kernel_builder, kernel)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pytest_status"] == 5
+
+
+def test_variant_option_and_its_errors(kernel_builder, init_kernel):
+    chosen = kernel_test(kernel_builder, init_kernel, "--variant", cpu_variant())
+    assert chosen.returncode == 0, chosen.stderr
+    missing = kernel_test(kernel_builder, init_kernel, "--variant", "torch-cuda")
+    assert missing.returncode == 1
+    assert f'variant "torch-cuda" is not built; built variants: {cpu_variant()}' in missing.stderr
+
+
+def test_pytest_arguments_pass_through(kernel_builder, init_kernel):
+    result = run([kernel_builder, "test", init_kernel, "--python", PYTHON, "--", "-k",
+                  "empty_input", "-v"])
+    assert result.returncode == 0, result.stderr
+    assert "test_empty_input" in result.stderr
+    assert "test_matches_torch" not in result.stderr
+
+
+def test_unchanged_rebuild_recompiles_nothing(kernel_builder, init_kernel):
+    work = init_kernel / "build" / ".kernelhub" / cpu_variant()
+    module = next((work / "cmake").glob("*.abi3.so"))
+    before = {p: p.stat().st_mtime_ns for p in
+              [module, work / "project" / "CMakeLists.txt", work / "cmake" / "build.ninja"]}
+    result = run([kernel_builder, "build", init_kernel, "--python", PYTHON], check=True)
+    assert {p: p.stat().st_mtime_ns for p in before} == before
+    assert "-- Configuring done" not in result.stderr  # cmake did not run
+    assert "no work to do" in result.stderr  # ninja found everything current
+
+
+def reference_all(source: str):
+    """The reference's extract_all (kernel-builder/src/card.rs) over Python's own AST."""
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets):
+            if isinstance(statement.value, ast.List):
+                names = [e.value for e in statement.value.elts
+                         if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                if names:
+                    return names
+    return None
+
+
+ALL_CASES = [
+    '__all__ = ["a", "b"]\n',
+    '__all__ = [\n    "a",  # comment\n    \'b\',\n]\n',
+    '"""doc __all__ = ["x"]"""\n__all__ = ["a"]\n',
+    'if True:\n    __all__ = ["inner"]\n__all__ = ["outer"]\n',
+    '__all__ = []\n__all__ = ["second"]\n',
+    '__all__ = [name, "a", f"b", "c" "d", b"e"]\n',
+    'x = __all__ = ["chained"]\n',
+    'import os; __all__ = ["after_semicolon"]\n',
+    '__all__ = ["layers", "f"]\n',
+    '__all__ = ["esc\\x61ped", r"\\raw"]\n',
+    'def f():\n    __all__ = ["no"]\n',
+    '',
+]
+
+
+@pytest.mark.parametrize("source", ALL_CASES)
+def test_fill_card_reads_all_like_the_reference(kernel_builder, tmp_path, source):
+    kernel = tmp_path / "kk"
+    (kernel / "torch-ext" / "kk").mkdir(parents=True)
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "kk"\nversion = 1\nedition = 5\nlicense = "MIT"\nbackends = ["cpu"]\n'
+        '[general.hub]\nrepo-id = "me/kk"\n[torch-noarch]\n')
+    (kernel / "torch-ext" / "kk" / "__init__.py").write_text(source)
+    result = run([kernel_builder, "fill-card", kernel, "--json"], check=True)
+    context = json.loads(result.stdout)["context"]
+    expected = reference_all(source)
+    functions = [n for n in expected if n != "layers"] if expected else None
+    assert context["functions"] == (functions or None)
+
+
+def test_fill_card_renders_the_init_card_like_jinja(kernel_builder, init_kernel, tmp_path):
+    jinja2 = pytest.importorskip("jinja2")
+    output = tmp_path / "README.md"
+    result = run([kernel_builder, "fill-card", init_kernel, "--output", output, "--json"],
+                 check=True)
+    report = json.loads(result.stdout)
+    assert report["template"] == str(init_kernel / "CARD.md")
+    context = report["context"]
+    assert context["repo_id"] == "me/act-cpu"
+    assert context["functions"] == ["act_cpu"]
+    assert context["has_benchmark"] is True
+    assert context["license"] == "apache-2.0"
+    environment = jinja2.Environment(trim_blocks=True, undefined=jinja2.StrictUndefined)
+    template = environment.from_string((init_kernel / "CARD.md").read_text())
+    assert output.read_text() == template.render(**context)
+    assert report["card"] == output.read_text()
+    assert "{{" not in output.read_text()
+    assert 'get_kernel("me/act-cpu", version=1)' in output.read_text()
+
+
+def test_fill_card_default_template_and_missing_repo_id(kernel_builder, init_kernel, tmp_path):
+    card = run([kernel_builder, "fill-card", init_kernel, "--default-template"], check=True)
+    assert "Backends: cpu." in card.stdout
+    assert f"- `{cpu_variant()}`" in card.stdout
+    kernel = tmp_path / "no-hub"
+    (kernel / "torch-ext" / "no_hub").mkdir(parents=True)
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "no-hub"\nversion = 1\nedition = 5\nlicense = "MIT"\n'
+        'backends = ["cpu"]\n[torch-noarch]\n')
+    refused = run([kernel_builder, "fill-card", kernel])
+    assert refused.returncode == 1
+    assert "`repo-id` is not set in [general.hub]" in refused.stderr
+    given = run([kernel_builder, "fill-card", kernel, "--repo-id", "me/no-hub"], check=True)
+    assert 'get_kernel("me/no-hub", version=1)' in given.stdout
+
+
+def examples_with_tests():
+    return sorted(p.name for p in EXAMPLES.iterdir() if (p / "tests").is_dir()
+                  and (p / "build.toml").is_file())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", examples_with_tests())
+def test_example_builds_and_its_tests_pass(kernel_builder, tmp_path, example):
+    kernel = tmp_path / example
+    shutil.copytree(EXAMPLES / example, kernel, ignore=shutil.ignore_patterns("build"))
+    build(kernel_builder, kernel)
+    result = kernel_test(kernel_builder, kernel)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["pytest_status"] == 0, "the example's tests must collect and pass"
