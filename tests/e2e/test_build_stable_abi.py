@@ -57,12 +57,14 @@ def test_check_abi_stable_rule_passes_at_the_target(built, kernel_builder):
 
 
 def test_the_rule_flags_a_target_older_than_the_shims_used(built, kernel_builder):
-    """The build targets 2.11; empty_like's shim is from 2.10, so 2.9 must be refused."""
+    """The build targets 2.11 and uses shims from 2.10 (torch_library_impl) and 2.11 (the
+    dtype getters), so a 2.9 target must be refused."""
     kernel_dir, _, _ = built
     result = run([kernel_builder, "check-abi", kernel_dir / "build" / VARIANT,
                   "--torch-stable-abi", "2.9"])
     assert result.returncode != 0
-    assert "torch_call_dispatcher" in result.stdout + result.stderr
+    assert "torch_library_impl" in result.stdout + result.stderr
+    assert "only since 2.11" in result.stdout + result.stderr
 
 
 def test_reference_loader_runs_it_under_a_newer_torch(built):
