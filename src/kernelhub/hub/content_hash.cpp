@@ -96,11 +96,19 @@ util::Expected<std::string> sha256_of_file(const std::filesystem::path& path) {
 }
 
 std::string base64_encode(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                     reinterpret_cast<const unsigned char*>(bytes.data()),
-                                     static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(length));
+  // EVP_EncodeBlock takes an int length: encode in pieces of a multiple of 3 bytes so files
+  // over 2 GiB encode too and every piece joins without padding in between.
+  constexpr std::size_t k_piece = 3 * (1 << 20);
+  std::string out;
+  out.reserve(4 * ((bytes.size() + 2) / 3));
+  std::string buffer(4 * (k_piece / 3) + 1, '\0');
+  for (std::size_t offset = 0; offset < bytes.size(); offset += k_piece) {
+    const auto piece = bytes.substr(offset, k_piece);
+    const int length = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(buffer.data()),
+                                       reinterpret_cast<const unsigned char*>(piece.data()),
+                                       static_cast<int>(piece.size()));
+    out.append(buffer.data(), static_cast<std::size_t>(length));
+  }
   return out;
 }
 

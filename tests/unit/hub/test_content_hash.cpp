@@ -33,5 +33,14 @@ TEST(ContentHash, Base64) {
   EXPECT_EQ(base64_encode("foobar"), "Zm9vYmFy");
 }
 
+TEST(ContentHash, Base64AcrossPieces) {
+  // Longer than one 3 MiB piece and not a multiple of 3: padding only at the very end.
+  const std::string bytes((3 << 20) + 4, 'a');
+  const std::string encoded = base64_encode(bytes);
+  EXPECT_EQ(encoded.size(), 4 * ((bytes.size() + 2) / 3));
+  EXPECT_EQ(encoded.find('='), encoded.size() - 2);
+  EXPECT_EQ(encoded.substr(0, 8), "YWFhYWFh");
+}
+
 }  // namespace
 }  // namespace kernelhub::hub
