@@ -112,6 +112,8 @@ def test_skipped_backends_are_named(kernel_builder, tmp_path):
     toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["metal"]')
                     + '\n[kernel.relu_metal]\nbackend = "metal"\ndepends = ["torch"]\n'
                       'src = ["relu_metal/relu.mm"]\n')
+    (tmp_path / "relu" / "relu_metal").mkdir()
+    (tmp_path / "relu" / "relu_metal" / "relu.mm").write_text("// never compiled on linux\n")
     result = run([kernel_builder, "build", tmp_path / "relu", "--python", PYTHON])
     assert result.returncode != 0
     assert ("nothing can be built on this machine: metal: metal kernels build only on macOS, "
