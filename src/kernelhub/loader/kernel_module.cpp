@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/loader/kernel_module.hpp>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/variants/variant_name.hpp>
+
+namespace kernelhub::loader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string to_python_identifier(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    out.push_back(word ? c : '_');
+  }
+  if (out.empty() || (out.front() >= '0' && out.front() <= '9')) {
+    out.insert(out.begin(), '_');
+  }
+  return out;
+}
+
+// A python name for a build with no usable metadata: the package folder of the old layout,
+// else the repository folder (repo/build/<variant>), else the folder itself.
+std::string guess_python_name(const fs::path& variant_path, const fs::path& package_dir) {
+  if (package_dir != variant_path) {
+    return to_python_identifier(package_dir.filename().string());
+  }
+  const bool is_variant_dir = variants::parse_variant(variant_path.filename().string()).has_value();
+  if (is_variant_dir && variant_path.parent_path().filename() == "build") {
+    return to_python_identifier(variant_path.parent_path().parent_path().filename().string());
+  }
+  return to_python_identifier(variant_path.filename().string());
+}
+
+// The only subfolder holding an __init__.py (the pre-flattening build/<variant>/<name>/).
+std::optional<fs::path> single_package_dir(const fs::path& variant_path) {
+  std::optional<fs::path> found;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(variant_path, error)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "__init__.py") &&
+        entry.path().filename() != "__pycache__") {
+      if (found) {
+        return std::nullopt;
+      }
+      found = entry.path();
+    }
+  }
+  return found;
+}
+
+std::optional<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::string legacy_module_name(std::string_view python_name, const fs::path& path) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : path.string()) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  }
+  return fmt::format("{}_{:016x}", python_name, hash);
+}
+
+util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path) {
+  KernelModule module;
+  std::error_code error;
+  module.variant_path = fs::weakly_canonical(fs::absolute(variant_path), error);
+  if (error || !fs::is_directory(module.variant_path)) {
+    return util::fail(fmt::format("kernel variant folder \"{}\" does not exist",
+                                  variant_path.string()));
+  }
+  const fs::path& root = module.variant_path;
+
+  // Metadata: required by the reference; here an id-less or missing one means an older build.
+  std::optional<std::string> legacy_name;
+  if (const auto text = read_text(root / "metadata.json")) {
+    auto parsed = metadata::parse_metadata(*text, (root / "metadata.json").string());
+    if (parsed) {
+      module.metadata = std::move(*parsed);
+    } else {
+      const auto json = nlohmann::json::parse(*text, nullptr, false);
+      if (!json.is_object() || json.contains("id")) {
+        return util::fail(parsed.error().message);
+      }
+      if (json.contains("name") && json["name"].is_string()) {
+        legacy_name = to_python_identifier(json["name"].get<std::string>());
+      }
+    }
+  }
+
+  if (module.metadata) {
+    module.python_name = module.metadata->name.python_name();
+  }
+  fs::path package_dir = root;
+  if (!fs::exists(root / "__init__.py")) {
+    const std::string named = module.metadata ? module.python_name : legacy_name.value_or("");
+    if (!named.empty() && fs::exists(root / named / "__init__.py")) {
+      package_dir = root / named;
+    } else if (auto only = single_package_dir(root); only && !module.metadata) {
+      package_dir = *only;
+    } else {
+      return util::fail(fmt::format("no kernel module found at \"{}\"", root.string()));
+    }
+  }
+  module.entry_file = package_dir / "__init__.py";
+
+  if (module.metadata) {
+    module.module_name = module.metadata->id;
+    if (module.metadata->is_dirty()) {
+      module.warnings.push_back(fmt::format("kernel \"{}\" was built from a dirty git tree",
+                                            module.metadata->name.str()));
+    }
+    return module;
+  }
+  module.python_name = legacy_name.value_or(guess_python_name(root, package_dir));
+  module.module_name = legacy_module_name(module.python_name, root);
+  module.warnings.push_back(fmt::format(
+      "kernel at \"{}\" is an older build ({}); loading it as module \"{}\"", root.string(),
+      fs::exists(root / "metadata.json") ? "its metadata.json has no id" : "no metadata.json",
+      module.module_name));
+  return module;
+}
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <kernelhub/metadata/metadata.hpp>
+#include <kernelhub/util/expected.hpp>
+
+// What importing one variant directory needs (loader.md §3.1-3.2): the module name, the entry
+// file and the metadata. Current builds import under their metadata id. Older builds still
+// load, under a unique name derived from their path and with a warning, where the reference
+// refuses them: metadata without an id, no metadata.json, or the pre-flattening layout
+// build/<variant>/<name>/__init__.py.
+namespace kernelhub::loader {
+
+struct KernelModule {
+  std::filesystem::path variant_path;  // absolute, normalised
+  std::string module_name;             // the sys.modules key and torch.ops namespace
+  std::filesystem::path entry_file;    // the package's __init__.py
+  std::string python_name;             // the kernel name with '-' as '_'
+  std::optional<metadata::Metadata> metadata;  // nullopt for builds older than metadata ids
+  std::vector<std::string> warnings;           // old layout, dirty build
+  bool legacy() const { return !metadata.has_value(); }
+};
+
+util::Expected<KernelModule> resolve_kernel_module(const std::filesystem::path& variant_path);
+
+// "<python_name>_<16 hex digits of the path's FNV-1a hash>": stable for one path and distinct for
+// two, as the reference's old "<python_name>_<hash(path)>" scheme was.
+std::string legacy_module_name(std::string_view python_name, const std::filesystem::path& path);
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/loader/loaded_kernels.hpp>
+
+#include <algorithm>
+
+namespace kernelhub::loader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path normalised(const fs::path& path) {
+  std::error_code error;
+  auto result = fs::weakly_canonical(fs::absolute(path), error);
+  return error ? path.lexically_normal() : result;
+}
+
+}  // namespace
+
+std::optional<LoadedKernel> LoadedKernelRegistry::find(const fs::path& variant_path) const {
+  const fs::path key = normalised(variant_path);
+  std::lock_guard lock(m_mutex);
+  const auto it = std::find_if(m_kernels.begin(), m_kernels.end(),
+                               [&](const auto& k) { return k.module.variant_path == key; });
+  if (it == m_kernels.end()) {
+    return std::nullopt;
+  }
+  return *it;
+}
+
+LoadedKernel LoadedKernelRegistry::add(LoadedKernel kernel) {
+  kernel.module.variant_path = normalised(kernel.module.variant_path);
+  std::lock_guard lock(m_mutex);
+  const auto it = std::find_if(m_kernels.begin(), m_kernels.end(), [&](const auto& k) {
+    return k.module.variant_path == kernel.module.variant_path;
+  });
+  if (it != m_kernels.end()) {
+    return *it;
+  }
+  m_kernels.push_back(kernel);
+  return kernel;
+}
+
+std::vector<LoadedKernel> LoadedKernelRegistry::list() const {
+  std::lock_guard lock(m_mutex);
+  return m_kernels;
+}
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <kernelhub/loader/kernel_module.hpp>
+
+#include "loader_test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace kernelhub::loader;
+using namespace kernelhub::loader::testing;
+
+TEST(KernelModule, ImportsUnderTheMetadataId) {
+  make_variant("v", "silu-and-mul", "_silu_and_mul_cpu_abc1234");
+  const auto module = resolve_kernel_module("v");
+  ASSERT_TRUE(module) << module.error().message;
+  EXPECT_EQ(module->module_name, "_silu_and_mul_cpu_abc1234");
+  EXPECT_EQ(module->python_name, "silu_and_mul");
+  EXPECT_EQ(module->entry_file, fs::current_path() / "v" / "__init__.py");
+  EXPECT_FALSE(module->legacy());
+  EXPECT_TRUE(module->warnings.empty());
+}
+
+TEST(KernelModule, PackageFolderNamedAfterTheKernel) {
+  write("v/metadata.json", metadata_json("relu", "_relu_1"));
+  write("v/relu/__init__.py", "");
+  const auto module = resolve_kernel_module("v");
+  ASSERT_TRUE(module) << module.error().message;
+  EXPECT_EQ(module->entry_file, fs::current_path() / "v" / "relu" / "__init__.py");
+  EXPECT_EQ(module->module_name, "_relu_1");
+}
+
+TEST(KernelModule, NoEntryFileIsAnError) {
+  write("v/metadata.json", metadata_json("relu", "_relu_1"));
+  const auto module = resolve_kernel_module("v");
+  ASSERT_FALSE(module);
+  EXPECT_NE(module.error().message.find("no kernel module found at"), std::string::npos);
+}
+
+TEST(KernelModule, BadMetadataWithAnIdIsAnError) {
+  write("v/metadata.json", "{\"id\": \"_x\"}");
+  write("v/__init__.py", "");
+  EXPECT_FALSE(resolve_kernel_module("v"));
+}
+
+TEST(KernelModule, MetadataWithoutIdLoadsUnderAPathName) {
+  write("a/build/torch-cpu/metadata.json", "{\"name\": \"relu\", \"python-depends\": []}");
+  write("a/build/torch-cpu/__init__.py", "");
+  write("b/build/torch-cpu/metadata.json", "{\"name\": \"relu\", \"python-depends\": []}");
+  write("b/build/torch-cpu/__init__.py", "");
+  const auto first = resolve_kernel_module("a/build/torch-cpu");
+  const auto second = resolve_kernel_module("b/build/torch-cpu");
+  ASSERT_TRUE(first) << first.error().message;
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(first->legacy());
+  EXPECT_TRUE(first->module_name.starts_with("relu_"));
+  EXPECT_NE(first->module_name, second->module_name);
+  ASSERT_EQ(first->warnings.size(), 1u);
+  EXPECT_NE(first->warnings[0].find("has no id"), std::string::npos);
+}
+
+TEST(KernelModule, PreFlatteningLayoutWithoutMetadata) {
+  write("my-kernel/build/torch210-cxx11-cpu-x86_64-linux/my_kernel/__init__.py", "");
+  const auto module = resolve_kernel_module("my-kernel/build/torch210-cxx11-cpu-x86_64-linux");
+  ASSERT_TRUE(module) << module.error().message;
+  EXPECT_EQ(module->python_name, "my_kernel");
+  EXPECT_EQ(module->entry_file.parent_path().filename(), "my_kernel");
+  EXPECT_TRUE(module->module_name.starts_with("my_kernel_"));
+  EXPECT_NE(module->warnings.at(0).find("no metadata.json"), std::string::npos);
+}
+
+TEST(KernelModule, FlatLayoutWithoutMetadataTakesTheRepoName) {
+  write("my-kernel/build/torch-cpu/__init__.py", "");
+  const auto module = resolve_kernel_module("my-kernel/build/torch-cpu");
+  ASSERT_TRUE(module);
+  EXPECT_TRUE(module->module_name.starts_with("my_kernel_"));
+}
+
+TEST(KernelModule, DirtyBuildWarns) {
+  write("v/metadata.json",
+        "{\"name\": \"relu\", \"id\": \"_relu_1\", \"version\": 1, \"license\": \"MIT\", "
+        "\"python-depends\": [], \"backend\": {\"type\": \"cpu\"}, \"provenance\": "
+        "{\"kernel-builder\": {\"version\": \"0.1.0\"}, \"kernel\": {\"commit\": "
+        "\"0123456789012345678901234567890123456789\", \"dirty\": true}}}");
+  write("v/__init__.py", "");
+  const auto module = resolve_kernel_module("v");
+  ASSERT_TRUE(module) << module.error().message;
+  ASSERT_EQ(module->warnings.size(), 1u);
+  EXPECT_NE(module->warnings[0].find("dirty"), std::string::npos);
+}
+
+TEST(KernelModule, LegacyNamesAreStablePerPath) {
+  EXPECT_EQ(legacy_module_name("relu", "/a/b"), legacy_module_name("relu", "/a/b"));
+  EXPECT_NE(legacy_module_name("relu", "/a/b"), legacy_module_name("relu", "/a/c"));
+}
+
+}  // namespace
