@@ -50,4 +50,13 @@ fi
 echo "setup: building"
 cmake --build "$build_dir"
 cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null
+# The `kernelhub` Python package (python/: scikit-build-core over Debian's pybind11), rebuilt
+# in its own persistent build folder only when a file it is built from is newer than the stamp.
+py_stamp=.venv/.kernelhub-python-installed
+if [ ! -f "$py_stamp" ] || [ -n "$(find python src/kernelhub data cmake CMakeLists.txt \
+    -path python/build -prune -o -type f -newer "$py_stamp" -print -quit)" ]; then
+  echo "setup: installing the kernelhub Python package into .venv"
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+  touch "$py_stamp"
+fi
 echo "setup: done; kernel-builder and kernelhub are in .venv/bin"

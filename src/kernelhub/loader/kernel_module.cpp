@@ -70,6 +70,15 @@ std::optional<std::string> read_text(const fs::path& path) {
 
 }  // namespace
 
+fs::path normal_path(const fs::path& path) {
+  std::error_code error;
+  fs::path result = fs::absolute(path, error).lexically_normal();
+  if (!result.has_filename() && result.has_parent_path()) {
+    result = result.parent_path();  // "a/b/" -> "a/b"
+  }
+  return result;
+}
+
 std::string legacy_module_name(std::string_view python_name, const fs::path& path) {
   std::uint64_t hash = 14695981039346656037ULL;
   for (const char c : path.string()) {
@@ -81,8 +90,10 @@ std::string legacy_module_name(std::string_view python_name, const fs::path& pat
 util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path) {
   KernelModule module;
   std::error_code error;
-  module.variant_path = fs::weakly_canonical(fs::absolute(variant_path), error);
-  if (error || !fs::is_directory(module.variant_path)) {
+  // Absolute but with symlinks kept, as the reference keeps the path it was given (module
+  // __file__ and the registry key show the path the caller used).
+  module.variant_path = normal_path(variant_path);
+  if (!fs::is_directory(module.variant_path, error)) {
     return util::fail(fmt::format("kernel variant folder \"{}\" does not exist",
                                   variant_path.string()));
   }

@@ -17,7 +17,7 @@
 namespace kernelhub::loader {
 
 struct KernelModule {
-  std::filesystem::path variant_path;  // absolute, normalised
+  std::filesystem::path variant_path;  // absolute, lexically normal (symlinks kept)
   std::string module_name;             // the sys.modules key and torch.ops namespace
   std::filesystem::path entry_file;    // the package's __init__.py
   std::string python_name;             // the kernel name with '-' as '_'
@@ -25,6 +25,9 @@ struct KernelModule {
   std::vector<std::string> warnings;           // old layout, dirty build
   bool legacy() const { return !metadata.has_value(); }
 };
+
+// `path` made absolute and lexically normal, without a trailing slash; symlinks are kept.
+std::filesystem::path normal_path(const std::filesystem::path& path);
 
 util::Expected<KernelModule> resolve_kernel_module(const std::filesystem::path& variant_path);
 

@@ -7,18 +7,9 @@ namespace kernelhub::loader {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path normalised(const fs::path& path) {
-  std::error_code error;
-  auto result = fs::weakly_canonical(fs::absolute(path), error);
-  return error ? path.lexically_normal() : result;
-}
-
-}  // namespace
 
 std::optional<LoadedKernel> LoadedKernelRegistry::find(const fs::path& variant_path) const {
-  const fs::path key = normalised(variant_path);
+  const fs::path key = normal_path(variant_path);
   std::lock_guard lock(m_mutex);
   const auto it = std::find_if(m_kernels.begin(), m_kernels.end(),
                                [&](const auto& k) { return k.module.variant_path == key; });
@@ -29,7 +20,7 @@ std::optional<LoadedKernel> LoadedKernelRegistry::find(const fs::path& variant_p
 }
 
 LoadedKernel LoadedKernelRegistry::add(LoadedKernel kernel) {
-  kernel.module.variant_path = normalised(kernel.module.variant_path);
+  kernel.module.variant_path = normal_path(kernel.module.variant_path);
   std::lock_guard lock(m_mutex);
   const auto it = std::find_if(m_kernels.begin(), m_kernels.end(), [&](const auto& k) {
     return k.module.variant_path == kernel.module.variant_path;

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What this process runs on, asked once: the same probe the C++ detection runs in a child
+interpreter, run here in-process so torch is imported only once."""
+
+import contextlib
+import functools
+import io
+
+from . import _kernelhub
+
+
+@functools.lru_cache(maxsize=1)
+def probe_json() -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(_kernelhub.probe_script(), "<kernelhub probe>", "exec"), {})
+    return out.getvalue().strip().splitlines()[-1]
+
+
+def device_arch() -> tuple[tuple[int, int] | None, str | None]:
+    """The visible GPU's CUDA capability or ROCm arch (feature flags stripped), if any."""
+    try:
+        import torch
+    except ImportError:
+        return None, None
+    try:
+        if not torch.cuda.is_available():
+            return None, None
+        if torch.version.hip is not None:
+            name = torch.cuda.get_device_properties(torch.cuda.current_device()).gcnArchName
+            return None, name.split(":")[0]
+        if torch.version.cuda is not None:
+            return tuple(torch.cuda.get_device_capability()), None
+    except Exception:  # a broken driver must not make loading impossible
+        return None, None
+    return None, None

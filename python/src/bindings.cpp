@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kernelhub._kernelhub`: the loader's C++ core seen from Python. Everything that decides
+// (variant choice, module names, old layouts, python-depends, LOCAL_KERNELS, the registry)
+// lives in kh_loader; Python keeps only what must be Python: the import itself and the modules.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <kernelhub/config/python_dependencies.hpp>
+#include <kernelhub/loader/kernel_module.hpp>
+#include <kernelhub/loader/loaded_kernels.hpp>
+#include <kernelhub/loader/local_kernels.hpp>
+#include <kernelhub/loader/local_variant.hpp>
+#include <kernelhub/loader/python_depends.hpp>
+#include <kernelhub/metadata/metadata.hpp>
+#include <kernelhub/variants/system_detect.hpp>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+using namespace kernelhub;
+
+namespace {
+
+[[noreturn]] void raise(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
+
+template <typename T>
+T value_or_raise(util::Expected<T> result, PyObject* type) {
+  if (!result) {
+    raise(type, result.error().message);
+  }
+  return std::move(*result);
+}
+
+variants::SystemInfo system_from_probe(const std::string& probe_json) {
+  variants::BuildHost host;
+  auto applied = variants::apply_python_probe(probe_json, host);
+  if (!applied) {
+    raise(PyExc_RuntimeError, applied.error().message);
+  }
+  return host.system;
+}
+
+loader::DeviceArch device_from(const py::object& cuda, const py::object& rocm) {
+  loader::DeviceArch device;
+  if (!cuda.is_none()) {
+    const auto pair = cuda.cast<std::pair<int, int>>();
+    device.cuda = loader::CudaCapability{pair.first, pair.second};
+  }
+  if (!rocm.is_none()) {
+    device.rocm = rocm.cast<std::string>();
+  }
+  return device;
+}
+
+py::list trace_list(const variants::Resolution& resolution) {
+  py::list trace;
+  for (const auto& decision : resolution.trace) {
+    trace.append(py::make_tuple(variants::to_string(decision.variant),
+                                decision.rejection ? py::cast(*decision.rejection) : py::none()));
+  }
+  return trace;
+}
+
+py::dict module_dict(const loader::KernelModule& module) {
+  py::dict out;
+  out["variant_path"] = module.variant_path;
+  out["module_name"] = module.module_name;
+  out["entry_file"] = module.entry_file;
+  out["python_name"] = module.python_name;
+  out["metadata_json"] =
+      module.metadata ? py::cast(metadata::to_json(*module.metadata)) : py::none();
+  out["warnings"] = module.warnings;
+  return out;
+}
+
+loader::LoadedKernelRegistry& registry() {
+  static loader::LoadedKernelRegistry instance;
+  return instance;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_kernelhub, m) {
+  m.doc() = "kernelhub's C++ loader core";
+
+  m.def("parse_local_kernels", [](const std::string& text) {
+    std::vector<std::pair<std::string, fs::path>> out;
+    for (auto& entry : value_or_raise(loader::parse_local_kernels(text), PyExc_ValueError)) {
+      out.emplace_back(std::move(entry.repo_id), std::move(entry.path));
+    }
+    return out;
+  });
+
+  m.def("probe_script", []() { return std::string(variants::python_probe_script()); });
+
+  m.def("system_backend", [](const std::string& probe_json) {
+    return std::string(system_from_probe(probe_json).backend.name());
+  });
+
+  m.def(
+      "find_local_variant",
+      [](const fs::path& path, const std::string& probe_json, const py::object& backend,
+         const py::object& cuda, const py::object& rocm) {
+        auto system = system_from_probe(probe_json);
+        std::optional<std::string> requested;
+        if (!backend.is_none()) {
+          requested = backend.cast<std::string>();
+        }
+        system.backend = value_or_raise(variants::select_backend(system.backend, requested),
+                                        PyExc_ValueError);
+        const auto match = value_or_raise(
+            loader::find_local_variant(path, system, device_from(cuda, rocm)),
+            PyExc_FileNotFoundError);
+        return py::make_tuple(match.variant_path, trace_list(match.resolution),
+                              variants::render_trace(match.resolution.trace));
+      },
+      py::arg("path"), py::arg("probe_json"), py::arg("backend") = py::none(),
+      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none());
+
+  m.def("resolve_kernel_module", [](const fs::path& variant_path) {
+    return module_dict(
+        value_or_raise(loader::resolve_kernel_module(variant_path), PyExc_FileNotFoundError));
+  });
+
+  m.def("required_imports", [](const std::string& python_name,
+                               const std::vector<std::string>& depends,
+                               const std::string& probe_json) {
+    const auto detected = system_from_probe(probe_json).backend.kind;
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    for (const auto& import :
+         value_or_raise(loader::required_imports(python_name, depends, detected,
+                                                 config::PythonDependencies::builtin()),
+                        PyExc_ValueError)) {
+      out.emplace_back(import.package, import.import_name,
+                       loader::missing_import_message(python_name, import));
+    }
+    return out;
+  });
+
+  m.def("registry_find", [](const fs::path& variant_path) -> py::object {
+    const auto found = registry().find(variant_path);
+    return found ? py::cast(found->module.variant_path) : py::none();
+  });
+
+  m.def("registry_add", [](const fs::path& variant_path, const std::optional<std::string>& repo_id,
+                           const std::optional<std::string>& revision) {
+    loader::LoadedKernel kernel;
+    kernel.module = value_or_raise(loader::resolve_kernel_module(variant_path),
+                                   PyExc_FileNotFoundError);
+    if (repo_id) {
+      kernel.repo_info = loader::RepoInfo{*repo_id, revision.value_or("")};
+    }
+    return registry().add(std::move(kernel)).module.variant_path;
+  });
+
+  m.def("registry_list", []() {
+    py::list out;
+    for (const auto& kernel : registry().list()) {
+      py::dict entry = module_dict(kernel.module);
+      if (kernel.repo_info) {
+        entry["repo_info"] = py::make_tuple(kernel.repo_info->repo_id, kernel.repo_info->revision);
+      } else {
+        entry["repo_info"] = py::none();
+      }
+      out.append(entry);
+    }
+    return out;
+  });
+}
