@@ -113,6 +113,11 @@ def test_pytest_arguments_pass_through(kernel_builder, init_kernel):
 
 
 def test_unchanged_rebuild_recompiles_nothing(kernel_builder, init_kernel):
+    # An uncommitted kernel gets a random id per build (so a new project); a committed one
+    # keeps its id, and a second build of it must find nothing to do.
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"],
+        cwd=init_kernel, check=True)
+    run([kernel_builder, "build", init_kernel, "--python", PYTHON], check=True)
     work = init_kernel / "build" / ".kernelhub" / cpu_variant()
     module = next((work / "cmake").glob("*.abi3.so"))
     before = {p: p.stat().st_mtime_ns for p in
