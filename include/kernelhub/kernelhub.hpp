@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// kernelhub's C++ API: load a Hub kernel's built variant into a libtorch program and call its
+// ops through the Torch dispatcher. The variant's `<id>.abi3.so` is dlopen'ed with RTLD_LOCAL
+// (its Python module init is never run, so no Python is needed); its static initialisers
+// register the ops under the namespace `<id>`, so two builds of one kernel live side by side.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+namespace kernelhub {
+
+struct KernelMetadata {
+  std::string id;    // the ops namespace
+  std::string name;  // "relu"
+  std::uint64_t version = 0;
+  std::string license;
+  std::string backend;             // "cpu", "cuda", ...
+  std::vector<std::string> archs;  // CUDA capabilities or ROCm targets; empty when none
+};
+
+class KernelHandle {
+ public:
+  const std::string& id() const { return m_metadata.id; }
+  const KernelMetadata& metadata() const { return m_metadata; }
+  const std::filesystem::path& variant_path() const { return m_variant_path; }
+
+  // The op `<id>::<name>`; throws c10::Error when the kernel has no such op.
+  c10::OperatorHandle op(std::string_view name) const;
+
+  // Calls op `name` with the signature `Return(Args...)`, e.g.
+  // `handle.call<at::Tensor, at::Tensor&, const at::Tensor&>("relu", out, x)`.
+  template <typename Return, typename... Args>
+  Return call(std::string_view name, Args... args) const {
+    return op(name).typed<Return(Args...)>().call(std::forward<Args>(args)...);
+  }
+
+ private:
+  friend KernelHandle get_local_kernel(const std::filesystem::path&, std::optional<std::string>);
+  KernelMetadata m_metadata;
+  std::filesystem::path m_variant_path;
+  void* m_library = nullptr;  // kept open for the life of the process
+};
+
+// Loads the variant of a local kernel that fits this process (variant folders in `path`, then
+// `path/build`, else `path` itself; loader.md §1.1). `backend` is "cpu" or the backend libtorch
+// was built for. Throws std::runtime_error with the decision trace when nothing fits. Loading
+// the same variant twice returns the same library.
+KernelHandle get_local_kernel(const std::filesystem::path& path,
+                              std::optional<std::string> backend = std::nullopt);
+
+}  // namespace kernelhub

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// The C++ API (include/kernelhub/kernelhub.hpp) over kh_loader: this process's system from
+// libtorch itself, the variant choice, then dlopen of the variant's library.
+#include <kernelhub/kernelhub.hpp>
+
+#include <dlfcn.h>
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include <ATen/Context.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/version.h>
+
+#include <kernelhub/loader/kernel_module.hpp>
+#include <kernelhub/loader/local_variant.hpp>
+
+namespace kernelhub {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+variants::SystemInfo this_process() {
+  variants::SystemInfo system;
+  system.torch_version = variants::ReleaseVersion::from_parts(
+      std::to_string(TORCH_VERSION_MAJOR), std::to_string(TORCH_VERSION_MINOR));
+#if defined(__linux__)
+  system.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
+#endif
+#if defined(__x86_64__)
+  system.cpu = "x86_64";
+#elif defined(__aarch64__)
+  system.cpu = "aarch64";
+#endif
+  if (at::globalContext().hasCUDA()) {
+    // Like torch.version.cuda: the CUDA runtime libtorch was built with (12080 -> 12.8).
+    const long cudart = at::detail::getCUDAHooks().versionCUDART();
+    system.backend = {types::Backend::cuda,
+                      variants::ReleaseVersion::from_parts(std::to_string(cudart / 1000),
+                                                           std::to_string((cudart % 1000) / 10))};
+  }
+  return system;
+}
+
+fs::path find_library(const fs::path& package_dir, const std::string& id) {
+  if (fs::exists(package_dir / (id + ".abi3.so"))) {
+    return package_dir / (id + ".abi3.so");
+  }
+  for (const auto& entry : fs::directory_iterator(package_dir)) {
+    if (entry.path().filename().string().ends_with(".so")) {
+      return entry.path();
+    }
+  }
+  throw std::runtime_error("no compiled library (" + id + ".abi3.so) in \"" +
+                           package_dir.string() + "\": a noarch kernel has no C++ ops");
+}
+
+}  // namespace
+
+c10::OperatorHandle KernelHandle::op(std::string_view name) const {
+  const std::string full = m_metadata.id + "::" + std::string(name);
+  return c10::Dispatcher::singleton().findSchemaOrThrow(full.c_str(), "");
+}
+
+KernelHandle get_local_kernel(const fs::path& path, std::optional<std::string> backend) {
+  auto system = this_process();
+  auto selected = variants::select_backend(system.backend, backend);
+  if (!selected) {
+    throw std::runtime_error(selected.error().message);
+  }
+  system.backend = *selected;
+  // No GPU capability check here yet: CUDA's device properties need the CUDA headers.
+  auto match = loader::find_local_variant(path, system, loader::DeviceArch{});
+  if (!match) {
+    throw std::runtime_error(match.error().message);
+  }
+  auto module = loader::resolve_kernel_module(match->variant_path);
+  if (!module) {
+    throw std::runtime_error(module.error().message);
+  }
+  if (!module->metadata) {
+    throw std::runtime_error("kernel at \"" + module->variant_path.string() +
+                             "\" has no metadata id; the C++ API needs it for the ops namespace");
+  }
+  const auto& metadata = *module->metadata;
+
+  static std::mutex mutex;
+  static std::map<fs::path, void*> libraries;
+  std::lock_guard lock(mutex);
+  void*& library = libraries[module->variant_path];
+  if (library == nullptr) {
+    const fs::path file = find_library(module->entry_file.parent_path(), metadata.id);
+    // RTLD_LAZY: the library's Python entry point refers to libpython symbols that a C++
+    // program does not have and that are never called here.
+    library = dlopen(file.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (library == nullptr) {
+      throw std::runtime_error(std::string("cannot load kernel library: ") + dlerror());
+    }
+  }
+
+  KernelHandle handle;
+  handle.m_variant_path = module->variant_path;
+  handle.m_library = library;
+  handle.m_metadata = {metadata.id, metadata.name.str(), metadata.version, metadata.license,
+                       std::string(types::to_string(metadata.backend.type)),
+                       metadata.backend.archs.value_or(std::vector<std::string>{})};
+  return handle;
+}
+
+}  // namespace kernelhub
