@@ -45,12 +45,12 @@ const std::array k_kernel_builder_commands = {
 };
 
 const std::array k_kernelhub_commands = {
+    Command{"serve", "serve a Hub-compatible kernel hub from bare git repositories",
+            &declare_serve},
     Command{"download", "download a kernel's variant for this machine (or all) into the cache",
             &declare_download},
     Command{"versions", "list a kernel's versions and which variants fit this machine",
             &declare_versions},
-    Command{"serve", "serve a Hub-compatible kernel hub from bare git repositories",
-            &declare_serve},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

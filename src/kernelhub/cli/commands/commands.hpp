@@ -16,15 +16,15 @@ void declare_create_project(CLI::App& app, RunState& state);
 void declare_build(CLI::App& app, RunState& state);
 void declare_build_and_copy(CLI::App& app, RunState& state);
 void declare_upload(CLI::App& app, RunState& state);
-void declare_fill_card(CLI::App& app, RunState& state);
-void declare_test(CLI::App& app, RunState& state);
 void declare_check_ops(CLI::App& app, RunState& state);
 void declare_check_layout(CLI::App& app, RunState& state);
 void declare_check_imports(CLI::App& app, RunState& state);
 void declare_check_load(CLI::App& app, RunState& state);
 void declare_hash(CLI::App& app, RunState& state);
+void declare_serve(CLI::App& app, RunState& state);
 void declare_download(CLI::App& app, RunState& state);
 void declare_versions(CLI::App& app, RunState& state);
-void declare_serve(CLI::App& app, RunState& state);
+void declare_fill_card(CLI::App& app, RunState& state);
+void declare_test(CLI::App& app, RunState& state);
 
 }  // namespace kernelhub::cli::commands
