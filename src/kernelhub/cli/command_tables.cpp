@@ -51,6 +51,8 @@ const std::array k_kernelhub_commands = {
             &declare_download},
     Command{"versions", "list a kernel's versions and which variants fit this machine",
             &declare_versions},
+    Command{"lock", "lock a project's kernel dependencies to commits in kernels.lock",
+            &declare_lock},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

@@ -24,6 +24,7 @@ void declare_hash(CLI::App& app, RunState& state);
 void declare_serve(CLI::App& app, RunState& state);
 void declare_download(CLI::App& app, RunState& state);
 void declare_versions(CLI::App& app, RunState& state);
+void declare_lock(CLI::App& app, RunState& state);
 void declare_fill_card(CLI::App& app, RunState& state);
 void declare_test(CLI::App& app, RunState& state);
 

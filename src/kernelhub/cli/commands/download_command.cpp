@@ -3,6 +3,12 @@
 // the build variant the `kernels` loader would pick on this machine (or every variant) into
 // the huggingface_hub cache ($KERNELS_CACHE, else $HF_HUB_CACHE, else $HF_HOME/hub) and prints
 // its path. With HF_HUB_OFFLINE=1 it only looks in the cache.
+//
+// `kernelhub download PROJECT [--all-variants] [--json]`: the same for every kernel locked in
+// PROJECT/kernels.lock, at its locked commit (as `kernels download` does), and then, unlike the
+// reference, every downloaded variant is checked against the lock: its files' bytes in the
+// cache must hash to the lock's per-variant hash (legacy locks) or to the commit's listing.
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -18,6 +24,7 @@
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/commands/kernel_trace_json.hpp>
 #include <kernelhub/hub/hub_client.hpp>
+#include <kernelhub/loader/kernel_lock_hub.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 
 namespace kernelhub::cli::commands {
@@ -27,7 +34,7 @@ namespace {
 using nlohmann::ordered_json;
 
 struct DownloadOptions {
-  std::string repo_id;
+  std::string repo_id;  // or a project directory holding kernels.lock
   std::optional<unsigned> version;
   std::optional<std::string> revision;
   // CLI11 fills these; the callback moves them into the optionals above when given.
@@ -76,13 +83,115 @@ void run_download(const DownloadOptions& options) {
   std::fputs((result.path.string() + "\n").c_str(), stdout);
 }
 
+ordered_json verification_json(const loader::VariantVerification& check, const std::filesystem::path& path) {
+  return ordered_json{
+      {"variant", check.variant},     {"path", path.string()},
+      {"expected", check.expected},   {"expected_from", check.expected_from},
+      {"actual", check.actual},       {"ok", check.ok()},
+      {"changed_files", check.changed_files}, {"missing_files", check.missing_files},
+  };
+}
+
+std::string mismatch_message(const loader::VariantVerification& check) {
+  auto message = fmt::format(
+      "error: `{}` variant {} at {} does not match its lock: {} has {}, the cached files hash to {}\n",
+      check.repo_id, check.variant, check.commit, check.expected_from, check.expected, check.actual);
+  for (const auto& file : check.changed_files) {
+    message += fmt::format("  changed: {}\n", file);
+  }
+  for (const auto& file : check.missing_files) {
+    message += fmt::format("  missing: {}\n", file);
+  }
+  if (!check.changed_files.empty() || !check.missing_files.empty()) {
+    message += "hint: delete the kernel's folder in the cache and download it again\n";
+  } else {
+    message += "hint: the repository's files at this commit differ from the locked ones; lock it again\n";
+  }
+  return message;
+}
+
+// Every kernel of PROJECT/kernels.lock at its locked commit, then checked against the lock.
+// A kernel that fails to download or to verify is reported and the rest still run, as the
+// reference does; any failure makes the exit status 1.
+void run_download_project(const DownloadOptions& options, RunState& state) {
+  const std::filesystem::path project(options.repo_id);
+  const auto lock = value_or_fatal(loader::read_kernel_lock_file(project / "kernels.lock"));
+  const hub::HubClient client(hub::Endpoint::from_environment());
+  const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
+
+  std::optional<variants::SystemInfo> system;
+  if (!options.all_variants) {
+    const variants::SubprocessRunner runner;
+    system = variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+  }
+  bool all_ok = true;
+  auto kernels = ordered_json::array();
+  for (const auto& entry : lock.entries) {
+    std::fputs(fmt::format("Downloading kernel: {} (revision: {})\n", entry.repo_id, entry.commit).c_str(),
+               stderr);
+    ordered_json kernel = {{"repo_id", entry.repo_id}, {"commit", entry.commit}, {"error", nullptr},
+                           {"variants", ordered_json::array()}};
+    const auto fail = [&](const std::string& message) {
+      std::fputs(fmt::format("error: {}\n", message).c_str(), stderr);
+      kernel["error"] = message;
+      all_ok = false;
+    };
+    auto repo = hub::RepoId::parse(entry.repo_id);
+    if (!repo) {
+      fail(repo.error().message);
+      kernels.push_back(kernel);
+      continue;
+    }
+    cache::KernelDownloadRequest request;
+    request.revision = entry.commit;
+    request.all_variants = options.all_variants;
+    request.system = system;
+    auto download = cache::download_kernel(hub_cache, *repo, request);
+    if (!download) {
+      fail(download.error().message);
+      kernels.push_back(kernel);
+      continue;
+    }
+    std::vector<std::string> to_check;
+    if (download->chosen) {
+      to_check.push_back(*download->chosen);
+    } else {
+      to_check = download->variants;
+    }
+    for (const auto& variant : to_check) {
+      const auto path = download->snapshot.path / "build" / variant;
+      auto check = loader::verify_locked_variant(hub_cache, entry, variant, path);
+      if (!check) {
+        fail(check.error().message);
+        continue;
+      }
+      kernel["variants"].push_back(verification_json(*check, path));
+      if (!check->ok()) {
+        std::fputs(mismatch_message(*check).c_str(), stderr);
+        all_ok = false;
+      } else if (!options.json) {
+        std::fputs((path.string() + "\n").c_str(), stdout);
+      }
+    }
+    kernels.push_back(kernel);
+  }
+  if (options.json) {
+    const ordered_json out = {{"lockfile", (project / "kernels.lock").string()}, {"ok", all_ok}, {"kernels", kernels}};
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  }
+  if (!all_ok) {
+    state.exit_code = 1;
+  }
+}
+
 }  // namespace
 
 void declare_download(CLI::App& app, RunState& state) {
-  (void)state;
   auto options = std::make_shared<DownloadOptions>();
   auto* sub = app.add_subcommand("download");
-  sub->add_option("REPO_ID", options->repo_id, "kernel repository, e.g. kernels-community/relu")
+  sub->add_option("REPO_ID", options->repo_id,
+                  "kernel repository, e.g. kernels-community/relu, or a project directory with "
+                  "kernels.lock (every locked kernel at its commit, checked against the lock)")
       ->required();
   auto* version = sub->add_option("--version", options->version_value,
                                   "kernel version: the v<N> branch of the repository");
@@ -92,7 +201,16 @@ void declare_download(CLI::App& app, RunState& state) {
   sub->add_flag("--all-variants", options->all_variants,
                 "download every build variant, not just the one for this machine");
   sub->add_flag("--json", options->json, "print the result as JSON on stdout");
-  sub->callback([options, version, revision] {
+  sub->callback([options, version, revision, &state] {
+    std::error_code ec;
+    if (std::filesystem::is_directory(options->repo_id, ec)) {
+      if (version->count() > 0 || revision->count() > 0) {
+        throw util::FatalError("--version and --revision name a repository's revision; a project's "
+                               "kernels are downloaded at their locked commits");
+      }
+      run_download_project(*options, state);
+      return;
+    }
     if (version->count() > 0) {
       options->version = options->version_value;
     }

