@@ -53,6 +53,10 @@ const std::array k_kernelhub_commands = {
             &declare_versions},
     Command{"lock", "lock a project's kernel dependencies to commits in kernels.lock",
             &declare_lock},
+    Command{"info", "describe a kernel: name, version, license, dependencies and backends",
+            &declare_info},
+    Command{"verify", "check installed variants' files against their metadata digest",
+            &declare_verify},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

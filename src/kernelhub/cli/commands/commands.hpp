@@ -25,6 +25,8 @@ void declare_serve(CLI::App& app, RunState& state);
 void declare_download(CLI::App& app, RunState& state);
 void declare_versions(CLI::App& app, RunState& state);
 void declare_lock(CLI::App& app, RunState& state);
+void declare_info(CLI::App& app, RunState& state);
+void declare_verify(CLI::App& app, RunState& state);
 void declare_fill_card(CLI::App& app, RunState& state);
 void declare_test(CLI::App& app, RunState& state);
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kernelhub versions REPO_ID [--json]`: the kernel's versions (its v<N> branches; offline,
 // the cached refs/v<N>) and, for each, which of its build variants this machine accepts, in
-// the words of the reference's `kernels versions`.
+// the words of the reference's `kernels versions`. Offline it answers from refs/, trees/ and
+// snapshots/ with no request at all.
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -29,6 +31,20 @@ struct VersionsOptions {
   bool json = false;
 };
 
+// The variant names of `commit`. Offline, the cached trees/<sha>.json lists every variant of
+// the commit (also those never downloaded), so it comes before the snapshot's build/ folders;
+// neither makes a request (the reference still lists the Hub tree offline, loader.md §5.2).
+util::Expected<std::vector<std::string>> version_variants(const cache::HubCache& hub_cache,
+                                                          const hub::RepoId& repo,
+                                                          const std::string& commit) {
+  if (hub_cache.offline()) {
+    if (auto listing = hub_cache.listing(hub::RepoRef{repo, hub::RepoType::kernel}, commit)) {
+      return cache::variant_names(*listing);
+    }
+  }
+  return cache::kernel_variants(hub_cache, repo, commit);
+}
+
 void run_versions(const VersionsOptions& options) {
   const auto repo = value_or_fatal(hub::RepoId::parse(options.repo_id));
   const hub::HubClient client(hub::Endpoint::from_environment());
@@ -45,7 +61,26 @@ void run_versions(const VersionsOptions& options) {
     return;
   }
   for (const auto& version : versions) {
-    const auto names = value_or_fatal(cache::kernel_variants(hub_cache, repo, version.commit));
+    auto listed = version_variants(hub_cache, repo, version.commit);
+    if (!listed && !hub_cache.offline()) {
+      throw util::FatalError(listed.error().message);
+    }
+    if (!listed) {
+      // Offline, a version whose commit was never downloaded is reported, not fatal: the
+      // others can still be listed from the cache.
+      if (options.json) {
+        out["versions"].push_back({{"version", version.number},
+                                   {"commit", version.commit},
+                                   {"variants", nullptr},
+                                   {"trace", nullptr},
+                                   {"error", listed.error().message}});
+      } else {
+        std::fputs(fmt::format("Version {}:\n\n  {}\n", version.number, listed.error().message).c_str(),
+                   stdout);
+      }
+      continue;
+    }
+    const auto& names = *listed;
     const auto resolution = variants::resolve_variant_names(system, names);
     if (options.json) {
       out["versions"].push_back({{"version", version.number},
