@@ -206,6 +206,9 @@ def test_versions_offline_lists_cached_versions_without_a_request(kernelhub_bin,
         # from the cached trees/<sha>.json.
         assert offline.stdout == online.stdout
         assert FOREIGN in offline.stdout
+        # The reference reads refs/v<N> offline but then lists each version's Hub tree.
+        theirs = sh([KERNELS, "versions", REPO], env_for(proxy.url, cache, offline=True))
+        assert theirs.returncode != 0 and "OfflineModeIsEnabled" in theirs.stderr
         assert proxy.requests == []
     finally:
         proxy.close()
