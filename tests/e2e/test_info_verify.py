@@ -129,6 +129,16 @@ def test_info_on_a_local_build_matches_reference(kernelhub_bin, built, flags):
     assert ours.stdout == theirs.stdout
 
 
+def test_info_spells_a_relative_local_path_as_the_reference(kernelhub_bin, built):
+    for spelling in ("./relu/", "relu//build/..", "relu"):
+        ours = subprocess.run([str(kernelhub_bin), "info", spelling, "--json"], cwd=built.parent,
+                              env=env_for(), capture_output=True, text=True, timeout=60)
+        theirs = subprocess.run([str(KERNELS), "info", spelling, "--json"], cwd=built.parent,
+                                env=env_for(), capture_output=True, text=True, timeout=60)
+        assert ours.returncode == 0 == theirs.returncode, ours.stderr + theirs.stderr
+        assert ours.stdout == theirs.stdout
+
+
 def test_info_refuses_a_version_with_a_local_path(kernelhub_bin, built):
     for program in (kernelhub_bin, KERNELS):
         result = sh([program, "info", built, "--version", "1"])
