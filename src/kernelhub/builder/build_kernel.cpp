@@ -12,6 +12,7 @@
 #include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/torch_versions_env.hpp>
+#include <kernelhub/builder/tvm_ffi_build.hpp>
 #include <kernelhub/builder/variant_assembly.hpp>
 #include <kernelhub/builder/variant_metadata.hpp>
 #include <kernelhub/codegen/create_project.hpp>
@@ -56,7 +57,7 @@ util::Expected<HostTools> detect_host(const config::BuildConfig& config,
   HostTools host;
   host.os = k_host_os;
   if (has_backend(config, types::Backend::cuda) &&
-      std::holds_alternative<config::Torch>(config.framework)) {
+      !std::holds_alternative<config::TorchNoarch>(config.framework)) {
     const char* cuda_home = std::getenv("CUDA_HOME");
     host.cuda_toolkit = KH_TRY(detect_cuda_toolkit(
         runner, cuda_home != nullptr ? std::optional<std::string_view>(cuda_home) : std::nullopt));
@@ -64,6 +65,12 @@ util::Expected<HostTools> detect_host(const config::BuildConfig& config,
   host.nvcc = host.cuda_toolkit.has_value() || runner.find_program("nvcc").has_value();
   host.hipcc = runner.find_program("hipcc").has_value();
   host.icpx = runner.find_program("icpx").has_value();
+  if (std::holds_alternative<config::TvmFfi>(config.framework)) {
+    // [tvm-ffi] kernels compile against apache-tvm-ffi, not torch (tvm_ffi.hpp).
+    python = KH_TRY(find_python(options.python, runner));
+    host.tvm_ffi = KH_TRY(detect_tvm_ffi(python, runner));
+    return host;
+  }
   // Only Torch arch cpu and cuda builds compile against torch; noarch variants are plain
   // files, and a cuda build without nvcc is skipped before torch matters.
   if (!std::holds_alternative<config::Torch>(config.framework) ||
@@ -287,6 +294,11 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     }
     if (planned.kind == VariantKind::noarch) {
       result.variants.push_back(KH_TRY(build_noarch_variant(context, planned)));
+    } else if (std::holds_alternative<config::TvmFfi>(config.framework)) {
+      KH_STEP(require_build_tools(runner));
+      const TvmFfiBuildInputs inputs{config, kernel_dir, context.unique_id, context.kernel_git,
+                                     options.builder_version, context.python};
+      result.variants.push_back(KH_TRY(build_tvm_ffi_variant(inputs, planned, runner)));
     } else {
       KH_STEP(require_build_tools(runner));
       result.variants.push_back(KH_TRY(build_arch_variant(context, planned, runner)));

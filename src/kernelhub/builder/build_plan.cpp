@@ -112,7 +112,7 @@ BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host) {
       noarch.name = fmt::format("torch-{}", types::to_string(backend));
       plan.variants.push_back(std::move(noarch));
     } else if (!is_torch) {
-      plan.skipped.push_back({backend, tvm_ffi_skip_reason(backend, host)});
+      plan_tvm_ffi_backend(config, backend, host, plan);
     } else if (backend == types::Backend::cuda) {
       plan_cuda_variant(config, host, plan);
     } else if (backend != types::Backend::cpu) {

@@ -7,6 +7,7 @@
 
 #include <kernelhub/builder/cuda_plan.hpp>
 #include <kernelhub/builder/torch_environment.hpp>
+#include <kernelhub/builder/tvm_ffi_environment.hpp>
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/types/backend.hpp>
 
@@ -22,6 +23,8 @@ struct HostTools {
   std::optional<CudaToolkit> cuda_toolkit;  // nvcc with its version and archs (cuda variants)
   bool hipcc = false;
   bool icpx = false;
+  // apache-tvm-ffi in the build's Python ([tvm-ffi] kernels only); absent: not importable.
+  std::optional<TvmFfiEnvironment> tvm_ffi;
 };
 
 enum class VariantKind { arch, noarch };
@@ -57,7 +60,7 @@ struct BuildPlan {
 // others are skipped with the reason. cuda is built when nvcc and a CUDA torch of the same
 // CUDA major version are present, named after torch's CUDA (cu132), with the archs and flags
 // of each kernel; a kernel whose capabilities leave nothing to compile is a skip marked
-// `is_error`. [tvm-ffi]: all skipped, saying why.
+// `is_error`. [tvm-ffi]: cpu and cuda when tvm_ffi imports (tvm_ffi.hpp), else skipped.
 BuildPlan plan_build(const config::BuildConfig& config, const HostTools& host);
 
 // Why `torch` cannot build `backend` of this [torch] kernel (torch.minver/maxver, a stable-ABI

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/builder/tvm_ffi_build.hpp>
+
+#include <variant>
+
+#include <fmt/format.h>
+
+#include <kernelhub/builder/incremental.hpp>
+#include <kernelhub/builder/step.hpp>
+#include <kernelhub/builder/tvm_ffi_project.hpp>
+#include <kernelhub/builder/variant_assembly.hpp>
+#include <kernelhub/builder/variant_metadata.hpp>
+#include <kernelhub/metadata/kernel_id.hpp>
+
+namespace kernelhub::builder {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+codegen::CudaProjectOptions cuda_options(const CudaBuild& cuda) {
+  codegen::CudaProjectOptions options;
+  for (const auto& kernel : cuda.kernels) {
+    options.kernel_flags[kernel.kernel] = kernel.nvcc_flags;
+  }
+  return options;
+}
+
+// The nvcc the plan chose, for CMake's CUDA language.
+void add_cuda_arguments(const CudaBuild& cuda, bool use_ccache, Command& configure) {
+  configure.argv.push_back("-DCMAKE_CUDA_COMPILER=" + cuda.nvcc.string());
+  configure.argv.push_back("-DCUDAToolkit_ROOT=" + cuda.nvcc.parent_path().parent_path().string());
+  if (use_ccache) {
+    configure.argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
+  }
+}
+
+util::Expected<void> run_all(const std::vector<Command>& commands, const std::string& variant,
+                             CommandRunner& runner) {
+  for (const auto& command : commands) {
+    const auto status = KH_TRY(runner.run(command));
+    if (status != 0) {
+      return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
+                                    "output above",
+                                    command.argv.front(), status, variant));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inputs,
+                                                   const PlannedVariant& planned,
+                                                   CommandRunner& runner) {
+  const auto& config = inputs.config;
+  const auto& tvm_ffi = std::get<config::TvmFfi>(config.framework);
+  const auto python_name = config.general.name.python_name();
+  const auto id =
+      KH_TRY(metadata::checked_kernel_id(config.general.name, planned.backend, inputs.unique_id));
+  const auto work = inputs.kernel_dir / "build" / ".kernelhub" / planned.name;
+  const auto options = planned.cuda ? std::optional(cuda_options(*planned.cuda)) : std::nullopt;
+  const auto project = KH_TRY(tvm_ffi_project(config, inputs.kernel_dir, inputs.unique_id,
+                                              planned.backend, options ? &*options : nullptr));
+  KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
+
+  const bool ccache = runner.find_program("ccache").has_value();
+  auto commands = cmake_commands(work / "project", work / "cmake", inputs.python.string(), ccache);
+  if (planned.cuda) {
+    add_cuda_arguments(*planned.cuda, ccache, commands.front());
+  }
+  const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
+  KH_STEP(run_all(commands, planned.name, runner));
+  KH_STEP(finish_incremental(incremental, work / "cmake"));
+  const auto library = work / "cmake" / (id + ".so");
+  if (!fs::exists(library)) {
+    return util::fail(fmt::format("the build of {} did not produce \"{}\"", planned.name,
+                                  library.string()));
+  }
+
+  VariantContents contents{variant_metadata(config, planned.backend, id, inputs.kernel_git,
+                                            inputs.builder_version)};
+  if (planned.cuda && !planned.cuda->archs.empty()) {
+    contents.metadata.backend.archs = planned.cuda->archs;
+  }
+  contents.package_dir = inputs.kernel_dir / "tvm-ffi-ext" / python_name;
+  contents.data_extensions = tvm_ffi.pyext.value_or(std::vector<std::string>{});
+  if (const auto* ops = project.find(fmt::format("tvm-ffi-ext/{}/_ops.py", python_name))) {
+    KH_STEP(contents.generated.add("_ops.py", ops->content));
+  }
+  contents.native_files = {library};
+  const auto path = KH_TRY(assemble_variant(contents, inputs.kernel_dir / "build", planned.name));
+  return BuiltVariant{planned.name, planned.backend, id, path};
+}
+
+}  // namespace kernelhub::builder
