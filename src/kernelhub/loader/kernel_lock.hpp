@@ -21,7 +21,7 @@
 //      "lock": {"commit": "<40|64 hex>"}}
 //     sorted by (repo id, version before revision), no trailing newline. This is what the
 //     installed reference writes and the only format its `download`/`load_kernel` read.
-//   legacy (kernels <= 0.16, `locking.py`): a JSON array of
+//   legacy (older kernels releases, `lockfile.py`/`locking.py`): a JSON array of
 //     {"repo_id", "sha", "variants": {"<variant>": {"hash": "sha256-…",
 //      "hash_type": "git_lfs_concat"}}}
 //     in pyproject order, Python's json.dump(indent=2), no trailing newline.

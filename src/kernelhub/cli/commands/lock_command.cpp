@@ -84,7 +84,7 @@ void declare_lock(CLI::App& app, RunState& state) {
       ->required();
   sub->add_flag("--legacy", options->legacy,
                 "write the older format (repo_id, sha, per-variant git_lfs_concat hashes) that "
-                "kernels <= 0.16 reads and `kernelhub download` can verify files against");
+                "older kernels releases read and `kernelhub download` verifies files against");
   sub->add_flag("--json", options->json, "print the locks as JSON on stdout");
   sub->callback([options] { run_lock(*options); });
 }
