@@ -83,6 +83,21 @@ ordered_json optional_json(const std::optional<std::string>& value) {
   return value ? ordered_json(*value) : ordered_json();
 }
 
+// Every folder under build/ of `commit`, variant or not. listing() answers from
+// trees/<sha>.json when cached and asks the server only online.
+util::Expected<std::vector<std::string>> variant_folders_at(const cache::HubCache& cache,
+                                                            const hub::RepoId& repo,
+                                                            const std::string& commit) {
+  auto listing = cache.listing(kernel_repo(repo), commit);
+  if (listing) {
+    return cache::variant_names(*listing);
+  }
+  if (!cache.offline()) {
+    return tl::unexpected(listing.error());
+  }
+  return cache::kernel_variants(cache, repo, commit);
+}
+
 }  // namespace
 
 util::Expected<ResolvedRevision> resolve_info_revision(const cache::HubCache& cache,
@@ -125,15 +140,7 @@ util::Expected<ResolvedRevision> resolve_info_revision(const cache::HubCache& ca
 util::Expected<std::vector<std::string>> variant_names_at(const cache::HubCache& cache,
                                                           const hub::RepoId& repo,
                                                           const std::string& commit) {
-  // listing() answers from trees/<sha>.json when cached and asks the server only online.
-  auto listing = cache.listing(kernel_repo(repo), commit);
-  if (listing) {
-    return parsable(cache::variant_names(*listing));
-  }
-  if (!cache.offline()) {
-    return tl::unexpected(listing.error());
-  }
-  return parsable(KH_TRY(cache::kernel_variants(cache, repo, commit)));
+  return parsable(KH_TRY(variant_folders_at(cache, repo, commit)));
 }
 
 util::Expected<KernelSummary> read_kernel_summary(std::string_view text, const std::string& file_name) {
@@ -220,7 +227,16 @@ util::Expected<KernelInfo> hub_kernel_info(const cache::HubCache& cache, const h
   if (resolved.warning) {
     info.warnings.push_back(*resolved.warning);
   }
-  info.variants = KH_TRY(variant_names_at(cache, repo, resolved.commit));
+  const auto folders = KH_TRY(variant_folders_at(cache, repo, resolved.commit));
+  for (const auto& folder : folders) {
+    if (!variants::parse_variant(folder)) {
+      // The reference's warning, word for word (its doubled "variant" included).
+      info.warnings.push_back(fmt::format(
+          "Repository {} (revision: {}) contains invalid build variant variant: '{}'", repo.str(),
+          resolved.label, folder));
+    }
+  }
+  info.variants = parsable(folders);
   if (info.variants.empty()) {
     return util::fail(fmt::format("no build variants found in {} (revision: {})", repo.str(),
                                   resolved.label));

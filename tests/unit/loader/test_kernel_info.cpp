@@ -124,13 +124,15 @@ TEST(KernelInfo, HubKernelDefaultsToTheNewestVersionThenAnswersOfflineWithNoRequ
   EXPECT_EQ(info->backends, (std::vector<std::string>{"cpu", "cuda"}));
   ASSERT_TRUE(info->summary.has_value());
   EXPECT_EQ(info->summary->version, 2u);
-  EXPECT_TRUE(info->warnings.empty());
+  EXPECT_EQ(info->warnings, std::vector<std::string>{
+                                "Repository org/relu (revision: v2) contains invalid build variant "
+                                "variant: 'not a variant'"});
 
   const auto older = hub_kernel_info(online, relu(), {.version = 1, .revision = std::nullopt});
   ASSERT_TRUE(older) << older.error().message;
   EXPECT_EQ(older->revision, std::optional<std::string>("v1"));
-  EXPECT_EQ(older->warnings,
-            std::vector<std::string>{"You are using version 1 of 'org/relu', but version 2 is available."});
+  ASSERT_FALSE(older->warnings.empty());
+  EXPECT_EQ(older->warnings[0], "You are using version 1 of 'org/relu', but version 2 is available.");
 
   // refs/v2, trees/<sha>.json and the one metadata.json fetched above are all it takes.
   auto offline_hub = relu_hub();
@@ -154,8 +156,25 @@ TEST(KernelInfo, HubMetadataThatCannotBeReadLeavesTheFieldsEmpty) {
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_EQ(info->revision, std::optional<std::string>("main"));
   EXPECT_FALSE(info->summary.has_value());
-  EXPECT_EQ(info->warnings.size(), 1u);
+  EXPECT_EQ(info->warnings.size(), 2u);
   EXPECT_EQ(info->backends, (std::vector<std::string>{"cpu", "cuda"}));
+}
+
+TEST(KernelInfo, OfflineWithoutACachedTreeTheSnapshotsVariantsAreListed) {
+  auto hub = relu_hub();
+  const fs::path snapshot = fs::path("hub/kernels--org--relu/snapshots") / hub->commit;
+  write("hub/kernels--org--relu/refs/v1", hub->commit);
+  write(snapshot / "build/torch-universal/metadata.json", metadata_json("relu", "_relu_u"));
+  const auto client = fake_client(hub, /*offline=*/true);
+  const cache::HubCache offline("hub", client);
+  const auto info = hub_kernel_info(offline, relu(), {});
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->revision, std::optional<std::string>("v1"));
+  EXPECT_EQ(info->variants, std::vector<std::string>{"torch-universal"});
+  EXPECT_EQ(info->backends, std::vector<std::string>{"universal"});
+  ASSERT_TRUE(info->summary.has_value());
+  EXPECT_EQ(info->summary->license, "Apache-2.0");
+  EXPECT_TRUE(hub->requests().empty());
 }
 
 TEST(KernelInfo, OfflineMissesNameTheRepositoryRevisionAndCacheFolder) {
