@@ -24,7 +24,8 @@ EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi"
 def _venv_has_tvm_ffi() -> bool:
     if not PYTHON.exists():
         return False
-    return subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True).returncode == 0
+    probe = subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True)
+    return probe.returncode == 0
 
 
 pytestmark = pytest.mark.skipif(
@@ -45,7 +46,8 @@ def copy_example(root: Path, backends: str) -> Path:
     kernel = root / "relu-tvm-ffi"
     shutil.copytree(EXAMPLE, kernel, ignore=shutil.ignore_patterns("build"))
     toml = kernel / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', f"backends = {backends}"))
+    text = toml.read_text().replace('backends = ["cpu", "cuda"]', f"backends = {backends}")
+    toml.write_text(text)
     return kernel
 
 
@@ -164,3 +166,16 @@ def test_cuda_variant_is_named_after_nvcc(kernel_builder, tmp_path):
     exported = subprocess.run(["nm", "-D", "--defined-only", str(variant / f"{built['id']}.so")],
                               capture_output=True, text=True, check=True).stdout
     assert "__tvm_ffi_relu_cuda" in exported and "__tvm_ffi_relu_cpu" not in exported
+    # The reference resolver, on this machine's CUDA torch, accepts the variant (no GPU is
+    # needed to decide; loading it would need one).
+    accepted = python_json(f"""
+import json
+from kernels.variants import VariantAccepted, parse_variant, resolve_variant
+best, trace = resolve_variant([parse_variant({built["name"]!r})])
+print(json.dumps({{"best": best.variant_str if best else None,
+                   "accepted": all(isinstance(d, VariantAccepted) for d in trace)}}))
+""")
+    torch_cuda = python_json("import json, torch; print(json.dumps(torch.version.cuda))")
+    if torch_cuda and torch_cuda.split(".")[0] == major:
+        if int(torch_cuda.split(".")[1]) >= int(minor):
+            assert accepted == {"best": built["name"], "accepted": True}

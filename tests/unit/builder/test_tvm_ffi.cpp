@@ -82,7 +82,8 @@ TEST(TvmFfiProbe, ReadsMajorMinorAndThePlatform) {
 }
 
 TEST(TvmFfiProbe, ErrorsNameWhatIsWrong) {
-  EXPECT_EQ(parse_tvm_ffi_probe("nope").error().message, "the tvm-ffi probe printed no JSON object");
+  EXPECT_EQ(parse_tvm_ffi_probe("nope").error().message,
+            "the tvm-ffi probe printed no JSON object");
   EXPECT_EQ(parse_tvm_ffi_probe(R"({"machine": "x86_64", "system": "linux"})").error().message,
             "the tvm-ffi probe did not report tvm_ffi.__version__");
   EXPECT_EQ(parse_tvm_ffi_probe(R"({"tvm_ffi": "dev", "machine": "x86_64", "system": "linux"})")
