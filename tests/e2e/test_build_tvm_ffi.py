@@ -146,6 +146,17 @@ def test_without_tvm_ffi_the_build_names_the_package(kernel_builder, tmp_path):
             ) in result.stderr
 
 
+def test_create_project_writes_the_tvm_ffi_project(kernel_builder, tmp_path):
+    kernel = copy_example(tmp_path, '["cpu"]')
+    result = run([kernel_builder, "create-project", kernel, "--target", tmp_path / "project",
+                  "--unique-id", "abc1234", "--json"], check=True)
+    files = json.loads(result.stdout)["files"]
+    assert {"CMakeLists.txt", "tvm-ffi-ext/relu_tvm_ffi/_ops.py"} <= set(files)
+    cmake = (tmp_path / "project" / "CMakeLists.txt").read_text()
+    assert 'set(OPS_NAME "_relu_tvm_ffi_cpu_abc1234")' in cmake
+    assert "tvm_ffi_configure_target(${OPS_NAME}" in cmake
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
                     reason="needs nvcc")

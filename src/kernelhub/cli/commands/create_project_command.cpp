@@ -6,11 +6,13 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <variant>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/builder/git_state.hpp>
+#include <kernelhub/builder/tvm_ffi_project.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/codegen/create_project.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
@@ -56,7 +58,11 @@ void run_create_project(const CreateProjectOptions& options) {
     source.git_dirty = git->status.dirty;
   }
   const auto unique = metadata::unique_id(source);
-  const auto files = codegen::create_project(loaded->config, kernel_dir, unique, *backend);
+  // [tvm-ffi] kernels get the tvm-ffi project (the builder renders it from the same templates).
+  const auto files =
+      std::holds_alternative<config::TvmFfi>(loaded->config.framework)
+          ? builder::tvm_ffi_project(loaded->config, kernel_dir, unique, *backend)
+          : codegen::create_project(loaded->config, kernel_dir, unique, *backend);
   if (!files) {
     throw util::FatalError(files.error().message);
   }
