@@ -24,17 +24,24 @@ class FakeRunner final : public CommandRunner {
   std::set<std::string> programs = {"python3", "cmake", "ninja", "c++"};
   std::optional<std::string> probe =
       R"({"tvm_ffi": "0.1.15.post2", "machine": "x86_64", "system": "linux"})";
+  std::string library = "_relu_tvm_ffi_cpu_abc1234.so";
 
   util::Expected<int> run(const Command& command) override {
     runs.push_back(command);
     if (command.argv.front() == "ninja") {
       fs::create_directories(command.argv.at(2));
-      std::ofstream(fs::path(command.argv.at(2)) / "_relu_tvm_ffi_cpu_abc1234.so") << "not ELF";
+      std::ofstream(fs::path(command.argv.at(2)) / library) << "not ELF";
     }
     return 0;
   }
   std::optional<std::string> capture(const Command& command) override {
     runs.push_back(command);
+    if (command.argv.size() == 2 && command.argv[1] == "--version") {
+      return "Cuda compilation tools, release 13.0, V13.0.88";
+    }
+    if (command.argv.size() == 2 && command.argv[1] == "--list-gpu-arch") {
+      return "compute_75\ncompute_80\ncompute_90\n";
+    }
     return probe;
   }
   std::optional<fs::path> find_program(const std::string& program) override {
@@ -66,6 +73,12 @@ pyext = ["py", "json"]
 backend = "cpu"
 depends = []
 src = ["relu_cpu/relu.cpp"]
+
+[kernel.relu_cuda]
+backend = "cuda"
+depends = []
+src = ["relu_cuda/relu.cu"]
+cuda-capabilities = ["8.0", "9.0+PTX"]
 )");
   write("k/tvm-ffi-ext/relu_tvm_ffi/__init__.py", "from ._ops import ops\n");
   write("k/tvm-ffi-ext/relu_tvm_ffi/table.json", "{}\n");
@@ -158,6 +171,39 @@ TEST(TvmFfiBuild, WithoutTvmFfiNothingIsBuiltAndTheReasonSaysWhatToInstall) {
             std::string::npos)
       << result.error().message;
   EXPECT_FALSE(fs::exists("k/build/tvm-ffi01-cpu-x86_64-linux"));
+}
+
+TEST(TvmFfiBuild, CudaVariantIsBuiltWithTheChosenNvcc) {
+  write_kernel();
+  FakeRunner runner;
+  runner.programs.insert("nvcc");
+  runner.library = "_relu_tvm_ffi_cuda_abc1234.so";
+  auto toml = util::read_file("k/build.toml").value();
+  toml.replace(toml.find(R"(["cpu", "cuda"])"), 15, R"(["cuda"])");
+  write("k/build.toml", toml);
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("k", options_with_id(), runner, sink);
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  ASSERT_EQ(result->variants.size(), 1U);
+  EXPECT_EQ(result->variants[0].name, "tvm-ffi01-cu130-x86_64-linux");
+  const Command* configure = nullptr;
+  for (const auto& command : runner.runs) {
+    if (command.argv.front() == "cmake") {
+      configure = &command;
+    }
+  }
+  ASSERT_NE(configure, nullptr);
+  EXPECT_NE(std::find(configure->argv.begin(), configure->argv.end(),
+                      "-DCMAKE_CUDA_COMPILER=/usr/bin/nvcc"),
+            configure->argv.end());
+  const auto variant = fs::current_path() / "k/build/tvm-ffi01-cu130-x86_64-linux";
+  const auto meta = nlohmann::json::parse(util::read_file(variant / "metadata.json").value());
+  EXPECT_EQ(meta["backend"],
+            nlohmann::json({{"type", "cuda"}, {"archs", {"8.0", "9.0+PTX"}}}));
+  const auto project = fs::current_path() / "k/build/.kernelhub/tvm-ffi01-cu130-x86_64-linux";
+  const auto cmake = util::read_file(project / "project/CMakeLists.txt");
+  ASSERT_TRUE(cmake.has_value());
+  EXPECT_NE(cmake->find("-gencode=arch=compute_80,code=sm_80"), std::string::npos);
 }
 
 }  // namespace
