@@ -9,6 +9,7 @@ apache-tvm-ffi in the venv), whose relu must match torch's. `kernel-builder test
 example's kernels_ci tests on it. The cuda variant (where nvcc is found) is marked slow.
 """
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -124,6 +125,14 @@ into = k.relu(x, out) is out and torch.equal(out, torch.relu(x))
 print(json.dumps({{"module": k.__name__, "same": same, "into": into}}))
 """)
     assert result == {"module": summary["variants"][0]["id"], "same": True, "into": True}
+
+
+def test_list_variants_names_what_build_builds(cpu_build, kernel_builder):
+    kernel, summary = cpu_build
+    # list-variants asks the Python first in PATH.
+    env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}"}
+    listed = run([kernel_builder, "list-variants", kernel], env=env, check=True).stdout.split()
+    assert listed == [variant["name"] for variant in summary["variants"]]
 
 
 def test_the_example_kernels_ci_tests_pass_on_it(cpu_build, kernel_builder):
