@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
+from test_check_abi import reference_findings
 
 PYTHON = VENV_BIN / "python"
 EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi"
@@ -111,6 +112,16 @@ def test_cpu_variant_layout_and_metadata(cpu_build):
     dynamic = subprocess.run(["readelf", "-d", str(variant / f"{kernel_id}.so")],
                              capture_output=True, text=True, check=True).stdout
     assert "RPATH" not in dynamic and "RUNPATH" not in dynamic
+    # libtvm_ffi comes from the process (see docs/tvm-ffi.md), so nothing outside manylinux.
+    assert "libtvm_ffi" not in dynamic
+
+
+def test_reference_abi_check_finds_nothing(cpu_build):
+    kernel_abi_check = pytest.importorskip("kernel_abi_check")
+    kernel, summary = cpu_build
+    built = summary["variants"][0]
+    library = kernel / "build" / built["name"] / f"{built['id']}.so"
+    assert reference_findings(kernel_abi_check.ObjectFile(str(library))) == set()
 
 
 def test_reference_loader_runs_the_cpu_variant(cpu_build):
