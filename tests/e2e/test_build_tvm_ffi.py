@@ -37,9 +37,14 @@ pytestmark = pytest.mark.skipif(
 
 
 def python_json(script: str):
-    """Runs `script` in the venv's Python; its last stdout line is JSON."""
+    """Runs `script` in the venv's Python; its last stdout line is JSON. KERNELHUB_PYTHON_DIR,
+    when set, puts a build tree's `kernelhub` package (<build>/python) first on the path."""
+    env = dict(os.environ)
+    if os.environ.get("KERNELHUB_PYTHON_DIR"):
+        env["PYTHONPATH"] = os.environ["KERNELHUB_PYTHON_DIR"] + os.pathsep + env.get(
+            "PYTHONPATH", "")
     result = subprocess.run([str(PYTHON), "-c", script], capture_output=True, text=True,
-                            timeout=300)
+                            timeout=300, env=env)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -136,6 +141,26 @@ into = k.relu(x, out) is out and torch.equal(out, torch.relu(x))
 print(json.dumps({{"module": k.__name__, "same": same, "into": into}}))
 """)
     assert result == {"module": summary["variants"][0]["id"], "same": True, "into": True}
+
+
+def test_our_loader_runs_the_cpu_variant_too(cpu_build):
+    kernel, summary = cpu_build
+    result = python_json(f"""
+import json, pathlib, torch
+try:
+    import kernelhub
+except ImportError:
+    kernelhub = None
+if kernelhub is None:
+    print(json.dumps(None))
+else:
+    k = kernelhub.get_local_kernel(pathlib.Path({str(kernel)!r}), backend="cpu")
+    x = torch.randn(257)
+    print(json.dumps({{"module": k.__name__, "same": torch.equal(k.relu(x), torch.relu(x))}}))
+""")
+    if result is None:
+        pytest.skip("the kernelhub Python package is not installed (set KERNELHUB_PYTHON_DIR)")
+    assert result == {"module": summary["variants"][0]["id"], "same": True}
 
 
 def test_list_variants_names_what_build_builds(cpu_build, kernel_builder):
