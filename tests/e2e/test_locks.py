@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -183,6 +182,51 @@ def test_download_project_verifies_and_catches_a_tampered_blob(kernelhub_bin, hu
     assert f"changed: build/{VARIANT}/alpha/data.txt" in second.stderr
     # The other kernels still verify.
     assert f"`{ORG}/beta`" not in second.stderr.replace(f"Downloading kernel: {ORG}/beta", "")
+
+
+def test_legacy_hashes_match_the_listing_huggingface_hub_returns(kernelhub_bin, hub, tmp_path):
+    """The git_lfs_concat hash recomputed in Python from huggingface_hub's own recursive tree
+    listing, as the older kernels computed it (sorted (path bytes, hash) pairs into SHA-256)."""
+    proj = project(tmp_path / "proj")
+    env = env_for(hub, tmp_path / "cache")
+    result = run_env([kernelhub_bin, "lock", proj, "--legacy"], env)
+    assert result.returncode == 0, result.stderr
+    ours = {e["repo_id"]: e for e in json.loads((proj / "kernels.lock").read_text())}
+    script = textwrap.dedent(f"""
+        import hashlib, json
+        from huggingface_hub import HfApi
+        from huggingface_hub.hf_api import RepoFile
+        api = HfApi()
+        out = {{}}
+        for repo in {sorted(ours)!r}:
+            sha = api.repo_info(repo, repo_type="kernel", revision="v1").sha
+            pairs = {{}}
+            for item in api.list_repo_tree(repo, repo_type="kernel", revision=sha, recursive=True):
+                if not isinstance(item, RepoFile) or not item.path.startswith("build/torch"):
+                    continue
+                parts = item.path.split("/")
+                if item.path.endswith(".pyc") or "__pycache__" in parts:
+                    continue
+                digest = item.lfs.sha256 if item.lfs else item.blob_id
+                pairs.setdefault(parts[1], []).append(("/".join(parts[2:]).encode(), digest))
+            hashes = {{}}
+            for variant, files in pairs.items():
+                m = hashlib.sha256()
+                for path, digest in sorted(files):
+                    m.update(path)
+                    m.update(bytes.fromhex(digest))
+                hashes[variant] = "sha256-" + m.hexdigest()
+            out[repo] = {{"sha": sha, "hashes": hashes}}
+        print(json.dumps(out))
+    """)
+    listed = subprocess.run([str(PYTHON), "-c", script], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    expected = json.loads(listed.stdout.strip().splitlines()[-1])
+    for repo, entry in ours.items():
+        assert entry["sha"] == expected[repo]["sha"]
+        assert {v: lock["hash"] for v, lock in entry["variants"].items()} == expected[repo]["hashes"]
+        assert {lock["hash_type"] for lock in entry["variants"].values()} == {"git_lfs_concat"}
 
 
 def test_download_project_without_lock_fails(kernelhub_bin, hub, tmp_path):
