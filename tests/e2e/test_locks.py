@@ -171,6 +171,12 @@ def test_download_project_verifies_and_catches_a_tampered_blob(kernelhub_bin, hu
     assert all(v["actual"] == v["expected"] for v in checked[f"{ORG}/alpha"])
     assert f"Downloading kernel: {ORG}/alpha (revision: {hub.commits['alpha']})" in first.stderr
 
+    # Offline, with no server to reach, the cache alone answers and verifies (trees/<commit>.json).
+    offline = dict(env, HF_HUB_OFFLINE="1", HF_ENDPOINT="http://127.0.0.1:9")
+    cached = run_env([kernelhub_bin, "download", proj, "--json"], offline)
+    assert cached.returncode == 0, cached.stderr
+    assert json.loads(cached.stdout)["ok"] is True
+
     blob = blob_of(cache, f"{ORG}/alpha", f"build/{VARIANT}/alpha/data.txt")
     blob.chmod(0o644)
     blob.write_text("tampered\n")
@@ -180,6 +186,7 @@ def test_download_project_verifies_and_catches_a_tampered_blob(kernelhub_bin, hu
     assert f"`{ORG}/alpha` variant {VARIANT}" in second.stderr
     assert expected_hash in second.stderr
     assert f"changed: build/{VARIANT}/alpha/data.txt" in second.stderr
+    assert run_env([kernelhub_bin, "download", proj], offline).returncode == 1
     # The other kernels still verify.
     assert f"`{ORG}/beta`" not in second.stderr.replace(f"Downloading kernel: {ORG}/beta", "")
 
