@@ -68,6 +68,11 @@ KernelImports kernel_imports(const config::BuildConfig& config,
     }
   }
   add_depends(config.general.python_depends, std::nullopt, out);
+  // A [tvm-ffi] kernel's framework is tvm_ffi as a torch kernel's is torch: every user of the
+  // variant has it, and the reference's own tvm-ffi kernels import it without declaring it.
+  if (std::holds_alternative<config::TvmFfi>(config.framework)) {
+    out.python_depends["tvm_ffi"] = "tvm-ffi";
+  }
   for (auto backend : config.general.backends) {
     const auto& table = config.general.backend_table(backend);
     if (table) {

@@ -108,6 +108,38 @@ TEST(PythonImportsCheck, UndeclaredPackagesAreReportedWithAHint) {
   EXPECT_EQ(found[2].hint, "add \"nki\" to [general.neuron] python-depends in build.toml");
 }
 
+TEST(PythonImportsCheck, TvmFfiKernelsMayImportTheirFramework) {
+  constexpr std::string_view toml = R"(
+[general]
+name = "my-kernel"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu"]
+
+[tvm-ffi]
+src = ["tvm-ffi-ext/binding.cpp"]
+
+[kernel.k]
+backend = "cpu"
+depends = []
+src = ["k.cpp"]
+)";
+  util::DiagnosticCollector config_sink;
+  auto loaded = config::read_build_config(toml, "build.toml", config_sink);
+  ASSERT_TRUE(loaded.has_value());
+  std::filesystem::create_directories("tvm-ffi-ext/my_kernel");
+  util::DiagnosticCollector sink;
+  check_python_imports("k.py", "import tvm_ffi\nimport numpy\n",
+                       kernel_imports(loaded->config, "tvm-ffi-ext/my_kernel"),
+                       ImportPolicy::builtin(), sink);
+  const auto found = sink.sorted();
+  ASSERT_EQ(found.size(), 1u);  // numpy only: tvm_ffi is the kernel's framework
+  EXPECT_THAT(found[0].message, HasSubstr("\"numpy\""));
+  // A torch kernel that does not declare tvm-ffi may not import it.
+  EXPECT_THAT(lines("import tvm_ffi\n"), ElementsAre("1:1"));
+}
+
 TEST(PythonImportsCheck, OptionalAndTypeCheckingImportsAreAllowed) {
   EXPECT_THAT(lines(R"py(from typing import TYPE_CHECKING
 try:
