@@ -15,54 +15,17 @@
 #include <kernelhub/metadata/metadata.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 
+#include "binding_support.hpp"
+
 namespace py = pybind11;
 namespace fs = std::filesystem;
 using namespace kernelhub;
+using kernelhub::python::device_from;
+using kernelhub::python::system_from_probe;
+using kernelhub::python::trace_list;
+using kernelhub::python::value_or_raise;
 
 namespace {
-
-[[noreturn]] void raise(PyObject* type, const std::string& message) {
-  PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
-}
-
-template <typename T>
-T value_or_raise(util::Expected<T> result, PyObject* type) {
-  if (!result) {
-    raise(type, result.error().message);
-  }
-  return std::move(*result);
-}
-
-variants::SystemInfo system_from_probe(const std::string& probe_json) {
-  variants::BuildHost host;
-  auto applied = variants::apply_python_probe(probe_json, host);
-  if (!applied) {
-    raise(PyExc_RuntimeError, applied.error().message);
-  }
-  return host.system;
-}
-
-loader::DeviceArch device_from(const py::object& cuda, const py::object& rocm) {
-  loader::DeviceArch device;
-  if (!cuda.is_none()) {
-    const auto pair = cuda.cast<std::pair<int, int>>();
-    device.cuda = loader::CudaCapability{pair.first, pair.second};
-  }
-  if (!rocm.is_none()) {
-    device.rocm = rocm.cast<std::string>();
-  }
-  return device;
-}
-
-py::list trace_list(const variants::Resolution& resolution) {
-  py::list trace;
-  for (const auto& decision : resolution.trace) {
-    trace.append(py::make_tuple(variants::to_string(decision.variant),
-                                decision.rejection ? py::cast(*decision.rejection) : py::none()));
-  }
-  return trace;
-}
 
 py::dict module_dict(const loader::KernelModule& module) {
   py::dict out;
@@ -85,6 +48,7 @@ loader::LoadedKernelRegistry& registry() {
 
 PYBIND11_MODULE(_kernelhub, m) {
   m.doc() = "kernelhub's C++ loader core";
+  kernelhub::python::bind_hub(m);
 
   m.def("parse_local_kernels", [](const std::string& text) {
     std::vector<std::pair<std::string, fs::path>> out;

@@ -189,6 +189,28 @@ HubResult<Refs> HubClient::list_refs(const RepoRef& repo, bool include_prs) cons
   return refs;
 }
 
+HubResult<OrganizationOverview> HubClient::organization_overview(std::string_view organization) const {
+  const std::string url = m_endpoint.url + "/api/organizations/" + url_quote(organization, "") + "/overview";
+  const auto what = fmt::format("overview of organization \"{}\"", organization);
+  auto response = KH_HUB_TRY(detail::require_success(KH_HUB_TRY(send_json("GET", url, {})), what));
+  const auto json = KH_HUB_TRY(detail::json_body(response, what));
+  if (!json.is_object()) {
+    return hub_fail(ErrorKind::invalid_response, fmt::format("{}: not a JSON object", what));
+  }
+  OrganizationOverview overview;
+  // Python's truthiness of the attribute: any non-empty, non-zero, non-false value counts.
+  if (const auto it = json.find("trustedKernelPublisher"); it != json.end()) {
+    const auto& value = *it;
+    overview.trusted_kernel_publisher =
+        value.is_boolean() ? value.get<bool>()
+        : value.is_number() ? value.get<double>() != 0.0
+        : value.is_string() ? !value.get_ref<const std::string&>().empty()
+        : value.is_array() || value.is_object() ? !value.empty()
+                                                : false;
+  }
+  return overview;
+}
+
 HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
                                                        std::string_view revision,
                                                        std::string_view path,

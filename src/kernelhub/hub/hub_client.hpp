@@ -48,6 +48,11 @@ struct LfsInfo {
   std::uint64_t pointer_size = 0;
 };
 
+// `GET /api/organizations/{org}/overview`: only what the kernels loader reads of it.
+struct OrganizationOverview {
+  bool trusted_kernel_publisher = false;  // `trustedKernelPublisher`, truthy
+};
+
 // One entry of `GET /api/{T}/{repo}/tree/{rev}[/{path}]`; paths are relative to the repo root.
 struct TreeEntry {
   enum class Kind { file, directory };
@@ -136,6 +141,8 @@ public:
   HubResult<RepoInfo> repo_info(const RepoRef& repo,
                                 std::optional<std::string_view> revision = std::nullopt) const;
   HubResult<Refs> list_refs(const RepoRef& repo, bool include_prs = false) const;
+  // The kernels loader's publisher trust check reads this (loader.md §5.1).
+  HubResult<OrganizationOverview> organization_overview(std::string_view organization) const;
   // Follows `Link: <...>; rel="next"` pages. `path` empty lists from the root.
   HubResult<std::vector<TreeEntry>> list_tree(const RepoRef& repo, std::string_view revision,
                                               std::string_view path = {},

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hub loads for Python: install_hub_kernel, hub_kernel_variants and has_hub_kernel over
+// kh_loader's hub_kernel. The environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, the caches)
+// is read on every call, as the reference reads HF_HUB_OFFLINE at call time.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <kernelhub/loader/hub_kernel.hpp>
+#include <kernelhub/variants/system_detect.hpp>
+
+#include "binding_support.hpp"
+
+namespace kernelhub::python {
+
+namespace {
+
+struct HubCall {
+  loader::HubLoadContext context;
+  loader::HubKernelRequest request;
+};
+
+HubCall make_call(const std::string& repo_id, const std::optional<unsigned>& version,
+                  const std::optional<std::string>& revision, const std::optional<std::string>& backend,
+                  bool local_files_only, bool check_trust, const std::string& probe_json,
+                  const py::object& cuda, const py::object& rocm) {
+  HubCall call{loader::HubLoadContext::from_environment(system_from_probe(probe_json),
+                                                        device_from(cuda, rocm)),
+               {}};
+  call.request.repo_id = repo_id;
+  call.request.version = version;
+  call.request.revision = revision;
+  call.request.backend = backend;
+  call.request.local_files_only = local_files_only;
+  call.request.check_trust = check_trust;
+  return call;
+}
+
+PyObject* exception_for(loader::LoadErrorKind kind) {
+  switch (kind) {
+    case loader::LoadErrorKind::not_found:
+      return PyExc_FileNotFoundError;
+    case loader::LoadErrorKind::import_error:
+      return PyExc_ImportError;
+    case loader::LoadErrorKind::io:
+      return PyExc_OSError;
+    case loader::LoadErrorKind::value:
+      break;
+  }
+  return PyExc_ValueError;
+}
+
+template <typename T>
+T load_or_raise(loader::LoadResult<T> result) {
+  if (!result) {
+    raise(exception_for(result.error().kind), result.error().message);
+  }
+  return std::move(*result);
+}
+
+// The Hub calls run without the GIL: downloads may take long and other threads keep going.
+template <typename F>
+auto without_gil(F&& work) {
+  py::gil_scoped_release release;
+  return work();
+}
+
+}  // namespace
+
+void bind_hub(py::module_& m) {
+  const auto args = [] {
+    return std::make_tuple(py::arg("repo_id"), py::kw_only(), py::arg("version") = py::none(),
+                           py::arg("revision") = py::none(), py::arg("backend") = py::none(),
+                           py::arg("local_files_only") = false, py::arg("check_trust") = false,
+                           py::arg("probe_json"), py::arg("cuda_capability") = py::none(),
+                           py::arg("rocm_arch") = py::none());
+  };
+  std::apply(
+      [&](auto... a) {
+        m.def(
+            "install_hub_kernel",
+            [](const std::string& repo_id, std::optional<unsigned> version,
+               std::optional<std::string> revision, std::optional<std::string> backend,
+               bool local_files_only, bool check_trust, const std::string& probe_json,
+               const py::object& cuda, const py::object& rocm) {
+              auto call = make_call(repo_id, version, revision, backend, local_files_only,
+                                    check_trust, probe_json, cuda, rocm);
+              auto result = without_gil(
+                  [&] { return loader::install_hub_kernel(call.context, call.request); });
+              const auto kernel = load_or_raise(std::move(result));
+              py::dict out;
+              out["variant_path"] = kernel.variant_path;
+              out["repo_id"] = kernel.repo_id;
+              out["revision"] = kernel.revision;
+              out["commit"] = kernel.commit;
+              out["variant"] = kernel.variant;
+              out["trace"] = trace_list(kernel.resolution);
+              out["warnings"] = kernel.warnings;
+              return out;
+            },
+            a...);
+        m.def(
+            "hub_kernel_variants",
+            [](const std::string& repo_id, std::optional<unsigned> version,
+               std::optional<std::string> revision, std::optional<std::string> backend,
+               bool local_files_only, bool check_trust, const std::string& probe_json,
+               const py::object& cuda, const py::object& rocm) {
+              auto call = make_call(repo_id, version, revision, backend, local_files_only,
+                                    check_trust, probe_json, cuda, rocm);
+              auto result = without_gil(
+                  [&] { return loader::hub_kernel_variants(call.context, call.request); });
+              return trace_list(load_or_raise(std::move(result)));
+            },
+            a...);
+        m.def(
+            "has_hub_kernel",
+            [](const std::string& repo_id, std::optional<unsigned> version,
+               std::optional<std::string> revision, std::optional<std::string> backend,
+               bool local_files_only, bool check_trust, const std::string& probe_json,
+               const py::object& cuda, const py::object& rocm) {
+              auto call = make_call(repo_id, version, revision, backend, local_files_only,
+                                    check_trust, probe_json, cuda, rocm);
+              auto result =
+                  without_gil([&] { return loader::has_hub_kernel(call.context, call.request); });
+              return load_or_raise(std::move(result));
+            },
+            a...);
+      },
+      args());
+}
+
+}  // namespace kernelhub::python

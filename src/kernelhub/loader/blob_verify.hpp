@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <kernelhub/util/expected.hpp>
+
+// Never import a corrupted cached file. Every file of a snapshot is a link to blobs/<etag>,
+// and the etag of a Hub file is its content hash (git blob sha1, or sha256 for LFS files), so
+// each file can be checked against its own name without asking the server.
+//
+// Hashing a large kernel on every load would cost more than the load (sha256 runs at roughly
+// 1 GB/s; a flash-attention build is hundreds of MB), so a verified blob gets a stamp
+// (size, mtime_ns, inode) under <cache>/.kernelhub/verified/<repo folder>/<etag>, and a blob
+// whose stat still matches its stamp is not hashed again. Anything that rewrites or replaces
+// the blob (a partial copy, an editor, a restore) changes one of the three.
+namespace kernelhub::loader {
+
+struct CorruptFile {
+  std::string relative_path;    // inside the variant folder, "/"-separated
+  std::filesystem::path link;   // snapshots/<commit>/build/<variant>/<relative_path>
+  std::filesystem::path blob;   // blobs/<etag> the link points to
+  std::string reason;           // "its content does not hash to <etag>", "its blob is missing"
+};
+
+struct BlobVerifyStats {
+  std::size_t files = 0;
+  std::size_t hashed = 0;  // not covered by a stamp
+};
+
+// Checks every file under `variant_path`. `stamp_root` is <cache>/.kernelhub/verified; empty
+// turns stamps off (always hash). Files that are not links into blobs/ named by a content
+// hash cannot be checked and are skipped.
+util::Expected<std::vector<CorruptFile>> find_corrupt_files(const std::filesystem::path& variant_path,
+                                                            const std::filesystem::path& stamp_root,
+                                                            BlobVerifyStats* stats = nullptr);
+
+// Removes the bad blob, its link and its stamp, so the next download fetches it again.
+void remove_corrupt_file(const CorruptFile& file, const std::filesystem::path& stamp_root);
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "../cache/fake_hub.hpp"
+#include "loader_test_support.hpp"
+#include <kernelhub/loader/blob_verify.hpp>
+#include <kernelhub/loader/hub_kernel.hpp>
+#include <kernelhub/loader/kernel_status.hpp>
+#include <kernelhub/util/file_io.hpp>
+
+namespace kernelhub::loader {
+namespace {
+
+namespace fs = std::filesystem;
+using cache::testing::FakeHub;
+
+constexpr const char* k_cpu_variant = "torch29-cxx11-cpu-x86_64-linux";
+
+// Several fake repositories behind one transport, plus the organizations' overviews.
+class FakeHubs : public hub::Transport {
+ public:
+  std::map<std::string, std::shared_ptr<FakeHub>> repos;
+  std::map<std::string, bool> trusted;  // organization -> trustedKernelPublisher
+  std::vector<std::string> log;
+
+  std::shared_ptr<FakeHub> add(const std::string& repo_id) {
+    auto hub = std::make_shared<FakeHub>();
+    hub->repo_id = repo_id;
+    repos[repo_id] = hub;
+    return hub;
+  }
+
+  tl::expected<hub::HttpResponse, hub::TransportError> perform(const hub::HttpRequest& request) override {
+    const std::string path = request.url.substr(std::string(FakeHub::k_base).size());
+    log.push_back(request.method + " " + path);
+    const std::string orgs = "/api/organizations/";
+    if (path.rfind(orgs, 0) == 0) {
+      const auto org = path.substr(orgs.size(), path.find('/', orgs.size()) - orgs.size());
+      hub::HttpResponse response;
+      const auto found = trusted.find(org);
+      if (found == trusted.end()) {
+        response.status = 404;
+        return response;
+      }
+      response.status = 200;
+      response.body = found->second ? R"({"trustedKernelPublisher": true})"
+                                    : R"({"trustedKernelPublisher": false})";
+      return response;
+    }
+    for (const auto& [id, hub] : repos) {
+      if (path.find("/kernels/" + id + "/") != std::string::npos ||
+          path == "/api/kernels/" + id + "/refs") {
+        return hub->perform(request);
+      }
+    }
+    hub::HttpResponse missing;
+    missing.status = 404;
+    missing.headers.add("X-Error-Code", "RepoNotFound");
+    return missing;
+  }
+};
+
+void add_relu_files(FakeHub& hub) {
+  hub.files = {{"README.md", "# relu\n"},
+               {"build/torch-cpu/metadata.json", testing::metadata_json("relu", "relu_noarch")},
+               {"build/torch-cpu/__init__.py", "noarch = True\n"},
+               {std::string("build/") + k_cpu_variant + "/metadata.json",
+                testing::metadata_json("relu", "relu_arch")},
+               {std::string("build/") + k_cpu_variant + "/__init__.py", "arch = True\n"},
+               {"build/torch29-cxx11-cu128-x86_64-linux/__init__.py", "cuda = True\n"}};
+  hub.branches = {{"main", hub.commit}, {"v1", hub.commit}, {"v2", hub.commit}};
+}
+
+struct Fixture {
+  std::shared_ptr<FakeHubs> hubs = std::make_shared<FakeHubs>();
+  std::shared_ptr<FakeHub> relu = hubs->add("org/relu");
+  HubLoadContext context;
+
+  Fixture() {
+    add_relu_files(*relu);
+    hubs->trusted = {{"org", true}, {"shady", false}};
+    context.endpoint.url = FakeHub::k_base;
+    context.endpoint.user_agent = "kernelhub-test";
+    context.cache_dir = fs::absolute("cache");
+    context.transport = hubs;
+    context.client_options.progress_bar = false;
+    context.client_options.retry.max_attempts = 1;
+    context.client_options.sleep = [](std::chrono::milliseconds) {};
+    context.system.torch_version = variants::ReleaseVersion::from_parts("2", "9");
+    context.system.cxx11_abi = true;
+  }
+
+  HubKernelRequest request(std::optional<unsigned> version = 1) const {
+    HubKernelRequest out;
+    out.repo_id = "org/relu";
+    out.version = version;
+    return out;
+  }
+};
+
+TEST(HubKernel, InstallsOnlyThePreferredVariantAtTheVersionCommit) {
+  Fixture f;
+  const auto kernel = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  EXPECT_EQ(kernel->variant, k_cpu_variant);
+  EXPECT_EQ(kernel->commit, f.relu->commit);
+  EXPECT_EQ(kernel->revision, f.relu->commit);  // RepoInfo.revision is the commit for version=
+  EXPECT_EQ(kernel->repo_id, "org/relu");
+  EXPECT_EQ(kernel->variant_path, f.context.cache_dir / "kernels--org--relu" / "snapshots" /
+                                      f.relu->commit / "build" / k_cpu_variant);
+  EXPECT_EQ(*util::read_file(kernel->variant_path / "__init__.py"), "arch = True\n");
+  EXPECT_FALSE(fs::exists(kernel->variant_path.parent_path() / "torch-cpu"));
+  ASSERT_EQ(kernel->warnings.size(), 1u);
+  EXPECT_EQ(kernel->warnings[0], "You are using version 1 of 'org/relu', but version 2 is available.");
+  ASSERT_FALSE(kernel->resolution.trace.empty());
+  EXPECT_TRUE(kernel->resolution.trace.front().accepted());
+  // The reference resolves versions offline from refs/v<N>.
+  EXPECT_EQ(*util::read_file(f.context.cache_dir / "kernels--org--relu" / "refs" / "v1"),
+            f.relu->commit);
+}
+
+TEST(HubKernel, OfflineLoadMakesNoRequestAndFindsTheSameVariant) {
+  Fixture f;
+  const auto online = install_hub_kernel(f.context, f.request(2));
+  ASSERT_TRUE(online) << online.error().message;
+  f.hubs->log.clear();
+  auto request = f.request(2);
+  request.local_files_only = true;
+  request.check_trust = true;
+  const auto offline = install_hub_kernel(f.context, request);
+  ASSERT_TRUE(offline) << offline.error().message;
+  EXPECT_EQ(offline->variant_path, online->variant_path);
+  EXPECT_TRUE(f.hubs->log.empty());
+  ASSERT_EQ(offline->warnings.size(), 1u);
+  EXPECT_EQ(offline->warnings[0],
+            "Skipping publisher trust check for 'org/relu' because Hugging Face Hub is in offline "
+            "mode.");
+
+  request.version.reset();
+  request.revision = "89abcdef0123456789abcdef0123456789abcdef";
+  const auto missing = install_hub_kernel(f.context, request);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, LoadErrorKind::not_found);
+  EXPECT_EQ(missing.error().message.rfind("Cannot find a local snapshot for org/relu (revision: "
+                                          "89abcdef0123456789abcdef0123456789abcdef).",
+                                          0),
+            0u);
+  EXPECT_TRUE(f.hubs->log.empty());
+}
+
+TEST(HubKernel, TrustCheckUsesTheOrganizationOverview) {
+  Fixture f;
+  auto shady = f.hubs->add("shady/relu");
+  add_relu_files(*shady);
+  auto request = f.request();
+  request.check_trust = true;
+  EXPECT_TRUE(install_hub_kernel(f.context, request));
+
+  request.repo_id = "shady/relu";
+  const auto refused = install_hub_kernel(f.context, request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, LoadErrorKind::value);
+  EXPECT_EQ(refused.error().message,
+            "Kernel repository 'shady/relu' is not from a trusted publisher. Set "
+            "trust_remote_code=True or add the repository ID to the trust_remote_code allowlist "
+            "to allow loading kernels from untrusted sources.");
+
+  request.repo_id = "nobody/relu";
+  const auto unknown = install_hub_kernel(f.context, request);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.rfind(
+                "Kernel repository 'nobody/relu' could not verify publisher trust status.", 0),
+            0u);
+
+  request.repo_id = "shady/relu";
+  request.check_trust = false;
+  EXPECT_TRUE(install_hub_kernel(f.context, request));
+}
+
+TEST(HubKernel, FollowsARedirectOnceAndKeepsTheAskedRepoInfo) {
+  Fixture f;
+  auto old_repo = f.hubs->add("org/old");
+  old_repo->commit = "89abcdef0123456789abcdef0123456789abcdef";
+  old_repo->files = {{"kernel-status.toml", "kind = \"redirect\"\ndestination = \"org/relu\"\n"}};
+  old_repo->branches = {{"v1", old_repo->commit}};
+  auto request = f.request();
+  request.repo_id = "org/old";
+  const auto kernel = install_hub_kernel(f.context, request);
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  EXPECT_EQ(kernel->repo_id, "org/old");
+  EXPECT_EQ(kernel->revision, old_repo->commit);
+  EXPECT_EQ(kernel->commit, f.relu->commit);  // "main" of the destination
+  EXPECT_NE(kernel->variant_path.string().find("kernels--org--relu"), std::string::npos);
+  ASSERT_EQ(kernel->warnings.size(), 1u);
+  EXPECT_EQ(kernel->warnings[0], "'org/old' redirected to 'org/relu'");
+
+  request.follow_redirects = false;
+  const auto unfollowed = install_hub_kernel(f.context, request);
+  ASSERT_FALSE(unfollowed);
+  EXPECT_EQ(unfollowed.error().kind, LoadErrorKind::not_found);
+}
+
+TEST(HubKernel, KernelStatusErrorsAreTheReferences) {
+  EXPECT_EQ(parse_kernel_status("destination = \"a/b\"").error().message,
+            "kernel-status.toml must contain a 'kind' field");
+  EXPECT_EQ(parse_kernel_status("kind = \"moved\"").error().message,
+            "Unknown kernel status kind: 'moved'");
+  EXPECT_EQ(parse_kernel_status("kind = \"redirect\"").error().message,
+            "kernel-status.toml must contain a 'destination' field");
+  const auto redirect =
+      parse_kernel_status("kind = \"redirect\"\ndestination = \"a/b\"\nrevision = \"v2\"\n");
+  ASSERT_TRUE(redirect);
+  EXPECT_EQ(*redirect, (KernelRedirect{"a/b", "v2"}));
+  EXPECT_EQ(parse_kernel_status("kind = [").error().kind, LoadErrorKind::value);
+}
+
+TEST(HubKernel, VersionAndRevisionErrors) {
+  Fixture f;
+  auto both = f.request();
+  both.revision = "main";
+  EXPECT_EQ(install_hub_kernel(f.context, both).error().message,
+            "Only one of `revision` or `version` must be specified.");
+  auto neither = f.request(std::nullopt);
+  const auto none = install_hub_kernel(f.context, neither);
+  EXPECT_EQ(none.error().kind, LoadErrorKind::value);
+  EXPECT_EQ(none.error().message.rfind("A kernel version or revision must be specified.", 0), 0u);
+  const auto unknown = install_hub_kernel(f.context, f.request(7));
+  EXPECT_EQ(unknown.error().kind, LoadErrorKind::value);
+  EXPECT_EQ(unknown.error().message, "Version 7 not found, available versions: 1, 2");
+  auto bad_backend = f.request();
+  bad_backend.backend = "rocm";
+  EXPECT_EQ(install_hub_kernel(f.context, bad_backend).error().kind, LoadErrorKind::value);
+}
+
+TEST(HubKernel, NoFittingVariantIsFileNotFoundWithTheTrace) {
+  Fixture f;
+  f.context.system.torch_version = variants::ReleaseVersion::from_parts("2", "7");
+  f.relu->files.erase("build/torch-cpu/metadata.json");
+  f.relu->files.erase("build/torch-cpu/__init__.py");
+  const auto none = install_hub_kernel(f.context, f.request());
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().kind, LoadErrorKind::not_found);
+  EXPECT_EQ(none.error().message.rfind("Cannot find a build variant for this system in org/relu "
+                                       "(revision: " + f.relu->commit + "):\n\n",
+                                       0),
+            0u);
+  const auto has = has_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(has);
+  EXPECT_FALSE(*has);
+}
+
+TEST(HubKernel, ArchExcludedVariantIsRejectedInTheTrace) {
+  Fixture f;
+  f.context.system.backend = variants::SystemBackend{types::Backend::cuda,
+                                                     variants::ReleaseVersion::from_parts("12", "8")};
+  f.context.device.cuda = CudaCapability{8, 0};
+  f.relu->files["build/torch29-cxx11-cu128-x86_64-linux/metadata.json"] =
+      testing::metadata_json("relu", "relu_cu128", "cuda", "\"9.0\"");
+  f.relu->files["build/torch-cuda/metadata.json"] = testing::metadata_json("relu", "relu_nc", "cuda");
+  f.relu->files["build/torch-cuda/__init__.py"] = "noarch_cuda = True\n";
+  const auto kernel = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  EXPECT_EQ(kernel->variant, "torch-cuda");
+  bool rejected = false;
+  for (const auto& decision : kernel->resolution.trace) {
+    if (variants::to_string(decision.variant) == "torch29-cxx11-cu128-x86_64-linux") {
+      rejected = decision.rejection.has_value() &&
+                 decision.rejection->find("CUDA capability 8.0") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(rejected);
+  // get_kernel_variants does not read archs, as in the reference.
+  const auto plain = hub_kernel_variants(f.context, f.request());
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(variants::to_string(plain->trace.front().variant), "torch29-cxx11-cu128-x86_64-linux");
+  EXPECT_TRUE(plain->trace.front().accepted());
+}
+
+TEST(HubKernel, CorruptedBlobIsFetchedAgainOnlineAndRefusedOffline) {
+  Fixture f;
+  const auto kernel = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  const auto init = kernel->variant_path / "__init__.py";
+  const auto blob = fs::canonical(init);
+  fs::remove(blob);
+  testing::write(blob, "import os; os.system('evil')\n");
+
+  auto offline = f.request();
+  offline.local_files_only = true;
+  const auto refused = install_hub_kernel(f.context, offline);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, LoadErrorKind::io);
+  EXPECT_NE(refused.error().message.find(std::string("\"build/") + k_cpu_variant + "/__init__.py\""),
+            std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find(blob.string()), std::string::npos);
+
+  const auto repaired = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(repaired) << repaired.error().message;
+  EXPECT_EQ(*util::read_file(init), "arch = True\n");
+  EXPECT_TRUE(install_hub_kernel(f.context, offline));
+}
+
+TEST(HubKernel, VerifiedBlobsAreStampedAndNotHashedAgain) {
+  Fixture f;
+  const auto kernel = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  const auto stamps = f.context.cache_dir / ".kernelhub" / "verified";
+  BlobVerifyStats stats;
+  const auto again = find_corrupt_files(kernel->variant_path, stamps, &stats);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->empty());
+  EXPECT_EQ(stats.files, 2u);
+  EXPECT_EQ(stats.hashed, 0u);
+  // A blob rewritten in place gets a new mtime and is hashed (and caught) again.
+  const auto blob = fs::canonical(kernel->variant_path / "metadata.json");
+  testing::write(blob, "{}");
+  BlobVerifyStats after;
+  const auto caught = find_corrupt_files(kernel->variant_path, stamps, &after);
+  ASSERT_TRUE(caught);
+  EXPECT_EQ(after.hashed, 1u);
+  ASSERT_EQ(caught->size(), 1u);
+  EXPECT_EQ(caught->front().relative_path, "metadata.json");
+}
+
+TEST(HubKernel, HasKernelAndVariants) {
+  Fixture f;
+  const auto has = has_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(has) << has.error().message;
+  EXPECT_TRUE(*has);
+  auto bad = f.request(9);
+  EXPECT_FALSE(has_hub_kernel(f.context, bad));  // a ValueError, as in the reference
+  const auto decisions = hub_kernel_variants(f.context, f.request());
+  ASSERT_TRUE(decisions);
+  ASSERT_EQ(decisions->trace.size(), 3u);
+  EXPECT_EQ(variants::to_string(decisions->trace[0].variant), k_cpu_variant);
+  EXPECT_EQ(variants::to_string(decisions->trace[1].variant), "torch-cpu");
+  EXPECT_FALSE(decisions->trace[2].accepted());
+}
+
+}  // namespace
+}  // namespace kernelhub::loader
