@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """kernelhub: load Hugging Face Hub kernels, with a C++ core (the reference is `kernels`).
 
-Local loads work now; loads from the Hub need the Hub client and raise NotImplementedError
-until it is wired in.
+Loads from the Hub, from the cache (HF_HUB_OFFLINE, locks) and from local builds; the variant
+choice, downloads and cache checks run in the C++ core, only the import itself is Python.
 """
 
 from __future__ import annotations
@@ -91,44 +91,11 @@ def _local_override(repo_id: str) -> Path | None:
     return parse_local_kernels(text).get(repo_id)
 
 
-def _needs_hub(what: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"kernelhub.{what} needs the hub client, which the Python package does not use yet; "
-        "load a local build with get_local_kernel or LOCAL_KERNELS"
-    )
-
-
-def get_kernel(
-    repo_id: str,
-    revision: str | None = None,
-    version: int | str | None = None,
-    backend: str | None = None,
-    user_agent=None,
-    trust_remote_code: bool = False,
-) -> ModuleType:
-    """A LOCAL_KERNELS override for `repo_id` is loaded from its path (the reference then
-    skips the trust and version checks too); the Hub is not reachable from here yet."""
-    local = _local_override(repo_id)
-    if local is not None:
-        return get_local_kernel(local, backend)
-    raise _needs_hub("get_kernel")
-
-
-def has_kernel(repo_id: str, revision: str | None = None, version=None, backend=None) -> bool:
-    raise _needs_hub("has_kernel")
-
-
-def install_kernel(repo_id: str, *, revision: str, local_files_only: bool = False, **kwargs):
-    raise _needs_hub("install_kernel")
-
-
-def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None):
-    raise _needs_hub("load_kernel")
-
-
-def get_locked_kernel(repo_id: str):
-    raise _needs_hub("get_locked_kernel")
-
-
-def get_kernel_variants(repo_id: str, *, revision=None, version=None, backend=None):
-    raise _needs_hub("get_kernel_variants")
+from ._hub import (  # noqa: E402  (after _local_override, which get_kernel uses)
+    get_kernel,
+    get_kernel_variants,
+    get_locked_kernel,
+    has_kernel,
+    install_kernel,
+    load_kernel,
+)

@@ -49,6 +49,7 @@ loader::LoadedKernelRegistry& registry() {
 PYBIND11_MODULE(_kernelhub, m) {
   m.doc() = "kernelhub's C++ loader core";
   kernelhub::python::bind_hub(m);
+  kernelhub::python::bind_lock(m);
 
   m.def("parse_local_kernels", [](const std::string& text) {
     std::vector<std::pair<std::string, fs::path>> out;

@@ -147,19 +147,21 @@ def test_local_kernels_parsing_matches_reference():
     assert any(isinstance(item, str) for item in ours), "some cases must be errors"
 
 
-def test_local_kernels_override_in_get_kernel(built):
+def test_local_kernels_override_in_get_kernel(built, tmp_path):
     out, _ = python("""
         import json, kernelhub
         m = kernelhub.get_kernel("me/relu", version=1, backend="cpu")
         try:
             kernelhub.get_kernel("me/other", version=1, backend="cpu")
             hub = "loaded"
-        except NotImplementedError as e:
+        except ValueError as e:
             hub = str(e)
         print(json.dumps([m.__name__, hub]))
-    """, env={"LOCAL_KERNELS": f"me/silu=/nowhere:me/relu={built['relu_b']}"})
+    """, env={"LOCAL_KERNELS": f"me/silu=/nowhere:me/relu={built['relu_b']}",
+              "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf")})
     assert out[0].endswith("_l1b")
-    assert "needs the hub client" in out[1]
+    # Not overridden: the Hub path, offline with an empty cache, says so.
+    assert "me/other" in out[1] and "offline" in out[1], out[1]
 
 
 def fake_variant(dir: Path, kernel_id: str, backend="cpu"):
