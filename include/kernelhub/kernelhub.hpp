@@ -43,7 +43,7 @@ class KernelHandle {
   }
 
  private:
-  friend KernelHandle get_local_kernel(const std::filesystem::path&, std::optional<std::string>);
+  friend KernelHandle open_variant(const std::filesystem::path&);
   KernelMetadata m_metadata;
   std::filesystem::path m_variant_path;
   void* m_library = nullptr;  // kept open for the life of the process
@@ -55,5 +55,24 @@ class KernelHandle {
 // the same variant twice returns the same library.
 KernelHandle get_local_kernel(const std::filesystem::path& path,
                               std::optional<std::string> backend = std::nullopt);
+
+// What to load from the Hub: exactly one of `version` (the v<N> branch) and `revision` (a
+// branch, tag or commit), as in Python's `get_kernel`.
+struct GetKernelOptions {
+  std::optional<unsigned> version;
+  std::optional<std::string> revision;
+  std::optional<std::string> backend;  // "cpu", or the backend libtorch was built for
+  bool trust_remote_code = false;      // skip the publisher trust check
+};
+
+// Loads `repo_id` from the Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, KERNELS_CACHE or the
+// huggingface_hub cache are honoured, as in Python): the variant that fits this libtorch is
+// downloaded into the shared cache, checked against its blob names, then opened like
+// get_local_kernel. Throws std::runtime_error with the reference's texts (the decision trace
+// when no variant fits); warnings (an older version, a redirect) go to stderr.
+KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options);
+
+// Opens a variant folder (build/<variant>) that the caller already chose.
+KernelHandle open_variant(const std::filesystem::path& variant_path);
 
 }  // namespace kernelhub

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
 
+#include <kernelhub/loader/hub_kernel.hpp>
 #include <kernelhub/loader/kernel_module.hpp>
 #include <kernelhub/loader/local_variant.hpp>
 
@@ -76,7 +78,30 @@ KernelHandle get_local_kernel(const fs::path& path, std::optional<std::string> b
   if (!match) {
     throw std::runtime_error(match.error().message);
   }
-  auto module = loader::resolve_kernel_module(match->variant_path);
+  return open_variant(match->variant_path);
+}
+
+KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options) {
+  // backend= is applied by the core per request, against the system as detected.
+  const auto context = loader::HubLoadContext::from_environment(this_process(), loader::DeviceArch{});
+  loader::HubKernelRequest request;
+  request.repo_id = repo_id;
+  request.version = options.version;
+  request.revision = options.revision;
+  request.backend = options.backend;
+  request.check_trust = !options.trust_remote_code;
+  auto kernel = loader::install_hub_kernel(context, request);
+  if (!kernel) {
+    throw std::runtime_error(kernel.error().message);
+  }
+  for (const auto& warning : kernel->warnings) {
+    std::cerr << "kernelhub: warning: " << warning << "\n";
+  }
+  return open_variant(kernel->variant_path);
+}
+
+KernelHandle open_variant(const fs::path& variant_path) {
+  auto module = loader::resolve_kernel_module(variant_path);
   if (!module) {
     throw std::runtime_error(module.error().message);
   }
