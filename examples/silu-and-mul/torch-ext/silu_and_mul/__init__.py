@@ -12,6 +12,12 @@ def _silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.silu(x[..., :half]) * x[..., half:]
 
 
+@_silu_and_mul.register_fake
+def _(x: torch.Tensor) -> torch.Tensor:
+    # Shapes only (FakeTensor, meta, torch.compile tracing): the last dimension halves.
+    return x.new_empty((*x.shape[:-1], x.shape[-1] // 2))
+
+
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     """SiLU of the first half of the last dimension times its second half."""
     return _silu_and_mul(x)
