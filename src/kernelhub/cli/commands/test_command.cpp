@@ -3,6 +3,7 @@
 // the kernel's pytest tests marked kernels_ci against one built variant; the exit status is
 // pytest's, except that "no tests collected" passes.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,7 +31,11 @@ struct TestCommandOptions {
 void run_test(const TestCommandOptions& options, RunState& state) {
   require_directory(options.dir);
   builder::TestOptions test;
-  test.python = options.python;
+  // A path with a folder in it is made absolute: pytest runs in the tests' folder, where a
+  // relative `.venv/bin/python` would name nothing. A bare name is looked up on PATH.
+  test.python = options.python.find('/') == std::string::npos
+                    ? options.python
+                    : std::filesystem::absolute(options.python).string();
   if (!options.variant.empty()) {
     test.variant = options.variant;
   }
