@@ -106,6 +106,10 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   server.set_payload_max_length(max_body);
   server.set_keep_alive_max_count(k_keep_alive_requests);
   server.set_keep_alive_timeout(k_keep_alive_seconds);
+  // httplib writes a streamed answer's headers and body in separate sends; with Nagle on, a
+  // keep-alive client's delayed ACK then holds each small answer for ~40 ms (wrk measured
+  // ~350 requests/s on a 4 KiB resolve). Small answers must leave at once.
+  server.set_tcp_nodelay(true);
 
   std::string base_url;
   const auto handle = [&router, &base_url](const httplib::Request& raw, httplib::Response& out) {
