@@ -30,6 +30,16 @@ REPO = Path(__file__).resolve().parents[2]
 RELU = REPO / "examples" / "relu"
 
 
+def committed(kernel: Path) -> Path:
+    """The copy as a git commit: the kernel id comes from the commit, and an uncommitted kernel
+    gets a new random id on every build, so it could never be a no-op."""
+    git = ["git", "-C", str(kernel), "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "bench"], check=True)
+    return kernel
+
+
 def cpu_only_copy(destination: Path) -> Path:
     """examples/relu with only its cpu backend: the comparison is of C++ builds."""
     kernel = destination / "relu"
@@ -102,13 +112,18 @@ def main():
     env = dict(os.environ, CCACHE_DISABLE="1")
 
     ours, theirs, noop = [], [], []
+    ours_unchecked, noop_unchecked = [], []
     with tempfile.TemporaryDirectory(prefix="kernelhub-bench-") as tmp:
         for round_ in range(args.repeat):
-            kernel = cpu_only_copy(Path(tmp) / f"round{round_}")
+            kernel = committed(cpu_only_copy(Path(tmp) / f"round{round_}"))
             build = [args.kernel_builder, "build", kernel, "--python", python]
             ours.append(timed(build, env=env))
             for _ in range(args.noop_runs):
                 noop.append(timed(build, env=env))
+                noop_unchecked.append(timed(build + ["--skip-checks"], env=env))
+            bare = committed(cpu_only_copy(Path(tmp) / f"bare{round_}"))
+            ours_unchecked.append(timed([args.kernel_builder, "build", bare, "--python", python,
+                                         "--skip-checks"], env=env))
             project = next((kernel / "build" / ".kernelhub").glob("*/project"))
             theirs.append(cpp_extension_build(python, kernel, project,
                                               Path(tmp) / f"ext{round_}", env))
@@ -120,7 +135,11 @@ def main():
           + ", ".join(f"{t:.2f}" for t in theirs) + ")")
     print(f"kernel-builder build, no-op rebuild:     {noop_median:8.3f} s  (median of "
           f"{len(noop)}; min {min(noop):.3f}, max {max(noop):.3f})")
+    print(f"kernel-builder build --skip-checks, cold: {min(ours_unchecked):8.2f} s")
+    print(f"kernel-builder build --skip-checks, no-op: {statistics.median(noop_unchecked):8.3f} s")
     print(f"ratio cold kernel-builder / cpp_extension: {cold / ext_cold:.2f}")
+    print(f"ratio cold kernel-builder --skip-checks / cpp_extension: "
+          f"{min(ours_unchecked) / ext_cold:.2f}")
     print(f"ratio no-op / cold kernel-builder:         {noop_median / cold:.4f}")
     print(f"no-op under 0.5 s: {'yes' if noop_median < 0.5 else 'no'}")
 
