@@ -26,6 +26,8 @@ const std::array k_kernel_builder_commands = {
     Command{"build-and-copy", "build the kernel's variants into build/ (same as build)",
             &declare_build_and_copy},
     Command{"upload", "upload the build variants and the card to the Hub", &declare_upload},
+    Command{"build-and-upload", "build the variants, then upload them and the card to the Hub",
+            &declare_build_and_upload},
     Command{"check-ops", "check that torch.library registrations use add_op_namespace_prefix",
             &declare_check_ops},
     Command{"check-layout", "check the kernel's Python package and the sources build.toml lists",

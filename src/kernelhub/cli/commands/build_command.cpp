@@ -21,6 +21,7 @@
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
+#include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/util/diagnostic.hpp>
@@ -31,15 +32,6 @@ namespace kernelhub::cli::commands {
 
 namespace {
 
-struct BuildCommandOptions {
-  std::string dir = ".";
-  std::string python = "python3";
-  std::string unique_id;
-  std::string torch;  // --torch 2.14,2.15; empty: the torch of --python
-  std::string abi_check = "error";
-  bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
-  bool json = false;
-};
 
 // Runs check-abi's rules on every variant just built. The generated project pins glibc
 // symbol versions and links newer libstdc++ pieces privately (docs/build.md), so a violation
@@ -109,6 +101,8 @@ void print_result(const builder::BuildResult& result, bool json) {
   }
 }
 
+}  // namespace
+
 void run_build(const BuildCommandOptions& options, RunState& state) {
   builder::BuildOptions build_options;
   build_options.python = options.python;
@@ -149,29 +143,35 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   }
 }
 
+void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
+  sub.add_option("DIR", options.dir, "the kernel's folder (holds build.toml)")
+      ->capture_default_str();
+  sub.add_option("--torch", options.torch,
+                 "build against each of these torch releases (\"2.14,2.15\"), each in its own "
+                 "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
+                 "--python (default: the torch of --python)");
+  sub.add_option("--python", options.python,
+                 "the Python interpreter whose torch the kernel is built against")
+      ->capture_default_str();
+  sub.add_option("--unique-id", options.unique_id,
+                 "the unique part of the kernel id (default: from git, else random)");
+  sub.add_option("--abi-check", options.abi_check,
+                 "run check-abi on the built variants: report violations as warnings, fail "
+                 "the build on them, or skip the check")
+      ->check(CLI::IsMember({"warn", "error", "off"}))
+      ->capture_default_str();
+  sub.add_flag("--skip-checks", options.skip_checks,
+               "skip check-layout, check-ops and check-imports before the build and "
+               "check-load after it");
+  sub.add_flag("--json", options.json, "print the built and skipped variants as JSON");
+}
+
+namespace {
+
 void declare_build_like(CLI::App& app, RunState& state, const char* name) {
   auto options = std::make_shared<BuildCommandOptions>();
   auto* sub = app.add_subcommand(name);
-  sub->add_option("DIR", options->dir, "the kernel's folder (holds build.toml)")
-      ->capture_default_str();
-  sub->add_option("--torch", options->torch,
-                  "build against each of these torch releases (\"2.14,2.15\"), each in its own "
-                  "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
-                  "--python (default: the torch of --python)");
-  sub->add_option("--python", options->python,
-                  "the Python interpreter whose torch the kernel is built against")
-      ->capture_default_str();
-  sub->add_option("--unique-id", options->unique_id,
-                  "the unique part of the kernel id (default: from git, else random)");
-  sub->add_option("--abi-check", options->abi_check,
-                  "run check-abi on the built variants: report violations as warnings, fail "
-                  "the build on them, or skip the check")
-      ->check(CLI::IsMember({"warn", "error", "off"}))
-      ->capture_default_str();
-  sub->add_flag("--skip-checks", options->skip_checks,
-                "skip check-layout, check-ops and check-imports before the build and "
-                "check-load after it");
-  sub->add_flag("--json", options->json, "print the built and skipped variants as JSON");
+  add_build_options(*sub, *options);
   sub->callback([options, &state] { run_build(*options, state); });
 }
 

@@ -16,6 +16,7 @@ void declare_create_project(CLI::App& app, RunState& state);
 void declare_build(CLI::App& app, RunState& state);
 void declare_build_and_copy(CLI::App& app, RunState& state);
 void declare_upload(CLI::App& app, RunState& state);
+void declare_build_and_upload(CLI::App& app, RunState& state);
 void declare_check_ops(CLI::App& app, RunState& state);
 void declare_check_layout(CLI::App& app, RunState& state);
 void declare_check_imports(CLI::App& app, RunState& state);

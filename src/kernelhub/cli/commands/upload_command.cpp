@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/abi/library_discovery.hpp>
+#include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/codegen/card.hpp>
@@ -32,17 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct UploadOptions {
-  std::string dir = ".";
-  std::string repo_id;
-  std::string branch;
-  std::string repo_type = "kernel";
-  std::string output_json;
-  std::string token;
-  bool is_private = false;
-  bool create_pr = false;
-  bool quiet = false;
-};
 
 // The card for main: the filled CARD.md beside the variants (the reference's bundle has one);
 // else the kernel's own CARD.md template filled here, since our build does not write one.
@@ -128,6 +118,8 @@ std::string tree_page(const hub::Endpoint& endpoint, const hub::RepoRef& repo,
   return fmt::format("{}/{}{}/tree/{}", base, hub::repo_type_url_prefix(repo.type), repo.id.str(),
                      branch);
 }
+
+}  // namespace
 
 void run_upload(const UploadOptions& options) {
   require_directory(options.dir);
@@ -236,27 +228,31 @@ void run_upload(const UploadOptions& options) {
   }
 }
 
-}  // namespace
+void add_upload_options(CLI::App& command, UploadOptions& options, bool with_dir) {
+  if (with_dir) {
+    command.add_option("DIR", options.dir, "kernel directory (its build/ holds the variants)")
+        ->capture_default_str();
+  }
+  command.add_option("--repo-id", options.repo_id,
+                     "Hub repository (default: general.hub.repo-id of build.toml)");
+  command.add_option("--branch", options.branch,
+                     "branch for the variants (default: general.hub.branch, else v<version>)");
+  command.add_option("--repo-type", options.repo_type, "repository type")
+      ->check(CLI::IsMember({"kernel", "model"}))
+      ->capture_default_str();
+  command.add_flag("--private", options.is_private, "create the repository as private");
+  command.add_flag("--create-pr", options.create_pr,
+                   "open a pull request instead of committing to the branch");
+  command.add_option("--output-json", options.output_json,
+                     "write {status, repo_id, branch, url, pull_requests, commits} to this file");
+  command.add_option("--token", options.token, "Hub token (default: HF_TOKEN or the token file)");
+  command.add_flag("-q,--quiet", options.quiet, "print only the outcome");
+}
 
 void declare_upload(CLI::App& app, RunState& /*state*/) {
   auto options = std::make_shared<UploadOptions>();
   auto* command = app.add_subcommand("upload");
-  command->add_option("DIR", options->dir, "kernel directory (its build/ holds the variants)")
-      ->capture_default_str();
-  command->add_option("--repo-id", options->repo_id,
-                      "Hub repository (default: general.hub.repo-id of build.toml)");
-  command->add_option("--branch", options->branch,
-                      "branch for the variants (default: general.hub.branch, else v<version>)");
-  command->add_option("--repo-type", options->repo_type, "repository type")
-      ->check(CLI::IsMember({"kernel", "model"}))
-      ->capture_default_str();
-  command->add_flag("--private", options->is_private, "create the repository as private");
-  command->add_flag("--create-pr", options->create_pr,
-                    "open a pull request instead of committing to the branch");
-  command->add_option("--output-json", options->output_json,
-                      "write {status, repo_id, branch, url, pull_requests, commits} to this file");
-  command->add_option("--token", options->token, "Hub token (default: HF_TOKEN or the token file)");
-  command->add_flag("-q,--quiet", options->quiet, "print only the outcome");
+  add_upload_options(*command, *options, true);
   command->callback([options] { run_upload(*options); });
 }
 
