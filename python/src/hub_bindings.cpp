@@ -65,68 +65,49 @@ auto without_gil(F&& work) {
   return work();
 }
 
+py::dict kernel_dict(const loader::HubKernel& kernel) {
+  py::dict out;
+  out["variant_path"] = kernel.variant_path;
+  out["repo_id"] = kernel.repo_id;
+  out["revision"] = kernel.revision;
+  out["commit"] = kernel.commit;
+  out["variant"] = kernel.variant;
+  out["trace"] = trace_list(kernel.resolution);
+  out["warnings"] = kernel.warnings;
+  return out;
+}
+
+// The three Hub calls take the same keyword arguments and differ only in the core function
+// and in how its result becomes a Python value.
+template <typename T, typename Convert>
+void def_hub_call(py::module_& m, const char* name,
+                  loader::LoadResult<T> (*core)(const loader::HubLoadContext&,
+                                                const loader::HubKernelRequest&),
+                  Convert convert) {
+  m.def(
+      name,
+      [core, convert](const std::string& repo_id, std::optional<unsigned> version,
+                      std::optional<std::string> revision, std::optional<std::string> backend,
+                      bool local_files_only, bool check_trust, const std::string& probe_json,
+                      const py::object& cuda, const py::object& rocm) {
+        auto call = make_call(repo_id, version, revision, backend, local_files_only, check_trust,
+                              probe_json, cuda, rocm);
+        auto result = without_gil([&] { return core(call.context, call.request); });
+        return convert(load_or_raise(std::move(result)));
+      },
+      py::arg("repo_id"), py::kw_only(), py::arg("version") = py::none(),
+      py::arg("revision") = py::none(), py::arg("backend") = py::none(),
+      py::arg("local_files_only") = false, py::arg("check_trust") = false, py::arg("probe_json"),
+      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none());
+}
+
 }  // namespace
 
 void bind_hub(py::module_& m) {
-  const auto args = [] {
-    return std::make_tuple(py::arg("repo_id"), py::kw_only(), py::arg("version") = py::none(),
-                           py::arg("revision") = py::none(), py::arg("backend") = py::none(),
-                           py::arg("local_files_only") = false, py::arg("check_trust") = false,
-                           py::arg("probe_json"), py::arg("cuda_capability") = py::none(),
-                           py::arg("rocm_arch") = py::none());
-  };
-  std::apply(
-      [&](auto... a) {
-        m.def(
-            "install_hub_kernel",
-            [](const std::string& repo_id, std::optional<unsigned> version,
-               std::optional<std::string> revision, std::optional<std::string> backend,
-               bool local_files_only, bool check_trust, const std::string& probe_json,
-               const py::object& cuda, const py::object& rocm) {
-              auto call = make_call(repo_id, version, revision, backend, local_files_only,
-                                    check_trust, probe_json, cuda, rocm);
-              auto result = without_gil(
-                  [&] { return loader::install_hub_kernel(call.context, call.request); });
-              const auto kernel = load_or_raise(std::move(result));
-              py::dict out;
-              out["variant_path"] = kernel.variant_path;
-              out["repo_id"] = kernel.repo_id;
-              out["revision"] = kernel.revision;
-              out["commit"] = kernel.commit;
-              out["variant"] = kernel.variant;
-              out["trace"] = trace_list(kernel.resolution);
-              out["warnings"] = kernel.warnings;
-              return out;
-            },
-            a...);
-        m.def(
-            "hub_kernel_variants",
-            [](const std::string& repo_id, std::optional<unsigned> version,
-               std::optional<std::string> revision, std::optional<std::string> backend,
-               bool local_files_only, bool check_trust, const std::string& probe_json,
-               const py::object& cuda, const py::object& rocm) {
-              auto call = make_call(repo_id, version, revision, backend, local_files_only,
-                                    check_trust, probe_json, cuda, rocm);
-              auto result = without_gil(
-                  [&] { return loader::hub_kernel_variants(call.context, call.request); });
-              return trace_list(load_or_raise(std::move(result)));
-            },
-            a...);
-        m.def(
-            "has_hub_kernel",
-            [](const std::string& repo_id, std::optional<unsigned> version,
-               std::optional<std::string> revision, std::optional<std::string> backend,
-               bool local_files_only, bool check_trust, const std::string& probe_json,
-               const py::object& cuda, const py::object& rocm) {
-              auto call = make_call(repo_id, version, revision, backend, local_files_only,
-                                    check_trust, probe_json, cuda, rocm);
-              auto result =
-                  without_gil([&] { return loader::has_hub_kernel(call.context, call.request); });
-              return load_or_raise(std::move(result));
-            },
-            a...);
-      },
-      args());
+  def_hub_call(m, "install_hub_kernel", &loader::install_hub_kernel, &kernel_dict);
+  def_hub_call(m, "hub_kernel_variants", &loader::hub_kernel_variants,
+               [](const variants::Resolution& resolution) { return trace_list(resolution); });
+  def_hub_call(m, "has_hub_kernel", &loader::has_hub_kernel, [](bool found) { return found; });
 }
 
 }  // namespace kernelhub::python
