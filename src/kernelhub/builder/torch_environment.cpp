@@ -6,9 +6,6 @@
 
 namespace kernelhub::builder {
 
-namespace {
-
-// CMake's normalisation of the CPU name in the reference's generate_build_name.
 std::string normalise_cpu(const std::string& machine) {
   if (machine == "amd64" || machine == "AMD64") {
     return "x86_64";
@@ -18,6 +15,8 @@ std::string normalise_cpu(const std::string& machine) {
   }
   return machine;
 }
+
+namespace {
 
 std::optional<std::string> optional_string(const nlohmann::json& json, const char* key) {
   const auto it = json.find(key);

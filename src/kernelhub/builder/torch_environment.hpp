@@ -28,4 +28,8 @@ std::string_view torch_probe_script();
 // Parses the probe's output. Errors name the missing or malformed field.
 util::Expected<TorchEnvironment> parse_torch_probe(std::string_view json_text);
 
+// The CPU name as the reference's generate_build_name spells it in variant names (CMake's
+// normalisation: amd64 -> x86_64, arm64 -> aarch64). Shared by the torch and tvm-ffi probes.
+std::string normalise_cpu(const std::string& machine);
+
 }  // namespace kernelhub::builder

@@ -4,20 +4,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/builder/torch_environment.hpp>
+
 namespace kernelhub::builder {
 
 namespace {
-
-// As the reference's generate_build_name normalises the CPU name.
-std::string normalise_cpu(const std::string& machine) {
-  if (machine == "amd64" || machine == "AMD64") {
-    return "x86_64";
-  }
-  if (machine == "arm64" || machine == "ARM64") {
-    return "aarch64";
-  }
-  return machine;
-}
 
 std::string string_field(const nlohmann::json& json, const char* key) {
   const auto it = json.find(key);
