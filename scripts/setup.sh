@@ -37,8 +37,21 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.requirements-installed
 if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
+  # torch and its nvidia-* wheels are about 4 GB downloaded and 6 GB installed, and pip holds
+  # both at once; --no-cache-dir keeps it from storing a third copy in ~/.cache/pip.
+  need_gib=10
+  for dir in .venv "${TMPDIR:-/tmp}"; do
+    free_gib=$(($(df --output=avail -k "$dir" | tail -1) / 1024 / 1024))
+    if ((free_gib < need_gib)) && [ -z "${KERNELHUB_SKIP_DISK_CHECK:-}" ]; then
+      echo "setup: only ${free_gib} GiB free on the file system of $dir; installing torch and" \
+        "the reference packages needs about ${need_gib} GiB (free some space, or set" \
+        "KERNELHUB_SKIP_DISK_CHECK=1 to try anyway)" >&2
+      exit 1
+    fi
+  done
   echo "setup: installing Python packages into .venv (torch and the reference packages)"
-  .venv/bin/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-cache-dir \
+    -r requirements-dev.txt
   cp requirements-dev.txt "$stamp"
 fi
 
