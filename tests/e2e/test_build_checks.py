@@ -375,6 +375,39 @@ def test_build_fails_when_the_variant_does_not_load(kernel_builder, tmp_path):
     assert "RuntimeError: boom at import" in check.stderr
 
 
+def test_build_load_checks_an_unchanged_variant_once(kernel_builder, tmp_path):
+    """The load check is skipped on a rebuild that changed nothing it depends on (the no-op
+    rebuild would otherwise import torch), and runs again when the variant's files or the
+    interpreter change; a failed check is never remembered."""
+    passed_before = "load check passed before on these files"
+    kernel = make_kernel(tmp_path, {"__init__.py": "VALUE = 1\n"})
+    pinned = ("--unique-id", "fixed")  # an uncommitted kernel would get a new id every build
+
+    first = build(kernel_builder, kernel, *pinned)
+    assert first.returncode == 0, first.stderr
+    assert passed_before not in first.stderr
+    again = build(kernel_builder, kernel, *pinned)
+    assert again.returncode == 0, again.stderr
+    assert passed_before in again.stderr
+
+    init = kernel / "torch-ext" / "probe" / "__init__.py"
+    init.write_text('raise RuntimeError("boom at import")\n')
+    broken = build(kernel_builder, kernel, *pinned)
+    assert broken.returncode == 1
+    assert "boom at import" in broken.stderr
+    assert passed_before not in broken.stderr
+    init.write_text("VALUE = 1\n")  # the files it passed on before, but the failure forgot it
+    fixed = build(kernel_builder, kernel, *pinned)
+    assert fixed.returncode == 0, fixed.stderr
+    assert passed_before not in fixed.stderr
+
+    other_python = tmp_path / "python"
+    other_python.symlink_to(PYTHON)
+    elsewhere = run([kernel_builder, "build", kernel, "--python", other_python, *pinned])
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    assert passed_before not in elsewhere.stderr
+
+
 # --- the tokenizer on real code: check-imports over installed packages, against ast ------------
 
 SITE_PACKAGES = Path(subprocess.run(

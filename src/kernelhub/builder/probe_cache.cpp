@@ -15,12 +15,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Prints where torch lives without importing it.
-constexpr std::string_view k_locate_torch =
+// Prints the interpreter, then where each module named in argv lives (an empty line for one
+// that is missing), without importing any of them.
+constexpr std::string_view k_locate_modules =
     "import importlib.util, sys\n"
-    "spec = importlib.util.find_spec('torch')\n"
     "print(sys.executable)\n"
-    "print(spec.origin if spec and spec.origin else '')\n";
+    "for name in sys.argv[1:]:\n"
+    "    spec = importlib.util.find_spec(name)\n"
+    "    print(spec.origin if spec and spec.origin else '')\n";
 
 // Path, size (files) and mtime: a reinstall touches all three, or at least the mtime.
 std::string file_identity(const fs::path& path) {
@@ -46,24 +48,52 @@ std::string sha256_hex(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> torch_fingerprint(const fs::path& python, CommandRunner& runner) {
-  const auto located = runner.capture({{python.string(), "-c", std::string(k_locate_torch)}, {}});
+std::optional<std::string> modules_fingerprint(const fs::path& python,
+                                               const std::vector<std::string>& modules,
+                                               CommandRunner& runner) {
+  Command locate{{python.string(), "-c", std::string(k_locate_modules)}, {}};
+  locate.argv.insert(locate.argv.end(), modules.begin(), modules.end());
+  const auto located = runner.capture(locate);
   if (!located) {
     return std::nullopt;
   }
-  const auto newline = located->find('\n');
-  const auto executable = located->substr(0, newline);
-  auto origin = newline == std::string::npos ? std::string() : located->substr(newline + 1);
-  while (!origin.empty() && (origin.back() == '\n' || origin.back() == '\r')) {
-    origin.pop_back();
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < located->size()) {
+    auto end = located->find('\n', start);
+    end = end == std::string::npos ? located->size() : end;
+    auto line = located->substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+    }
+    lines.push_back(std::move(line));
+    start = end + 1;
   }
-  if (origin.empty()) {
+  if (lines.size() != modules.size() + 1) {
     return std::nullopt;
   }
-  const auto torch_dir = fs::path(origin).parent_path();
-  return fmt::format("python {}\nexecutable {}\n{}\n{}\n{}\n", python.string(),
-                     file_identity(executable), file_identity(torch_dir / "__init__.py"),
-                     file_identity(torch_dir / "version.py"), file_identity(torch_dir));
+  auto fingerprint = fmt::format("python {}\nexecutable {}\n", python.string(),
+                                 file_identity(lines.front()));
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    const auto& origin = lines[i + 1];
+    if (origin.empty()) {
+      fingerprint += fmt::format("{} missing\n", modules[i]);
+      continue;
+    }
+    // A package's folder and its version.py change with a reinstall, its __init__.py too.
+    const auto dir = fs::path(origin).parent_path();
+    fingerprint += fmt::format("{}\n{}\n{}\n{}\n", modules[i], file_identity(origin),
+                               file_identity(dir / "version.py"), file_identity(dir));
+  }
+  return fingerprint;
+}
+
+std::optional<std::string> torch_fingerprint(const fs::path& python, CommandRunner& runner) {
+  auto fingerprint = modules_fingerprint(python, {"torch"}, runner);
+  if (!fingerprint || fingerprint->find("torch missing\n") != std::string::npos) {
+    return std::nullopt;
+  }
+  return fingerprint;
 }
 
 std::optional<fs::path> probe_cache_dir() {

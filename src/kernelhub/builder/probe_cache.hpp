@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <kernelhub/builder/command_runner.hpp>
 
@@ -15,8 +16,14 @@
 // costs a plain interpreter start).
 namespace kernelhub::builder {
 
-// The identity of the interpreter and its torch, one fact a line; nullopt when the
-// interpreter cannot run or has no torch.
+// The identity of the interpreter and of the installed modules named (path, size and mtime
+// of their __init__.py, version.py and folder), one fact a line; a missing module is a line
+// too. nullopt when the interpreter cannot run.
+std::optional<std::string> modules_fingerprint(const std::filesystem::path& python,
+                                               const std::vector<std::string>& modules,
+                                               CommandRunner& runner);
+
+// modules_fingerprint of torch; nullopt when the interpreter cannot run or has no torch.
 std::optional<std::string> torch_fingerprint(const std::filesystem::path& python,
                                              CommandRunner& runner);
 

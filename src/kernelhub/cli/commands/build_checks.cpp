@@ -5,11 +5,16 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/builder/probe_cache.hpp>
+#include <kernelhub/builder/torch_environment.hpp>
 #include <kernelhub/checks/import_check.hpp>
 #include <kernelhub/checks/kernel_checks.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/hub/content_hash.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/fatal_error.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::cli::commands {
 
@@ -39,18 +44,63 @@ void run_source_checks_before_build(const std::string& dir) {
 namespace {
 
 // "215" for the torch 2.15 of `python`, as arch variant names spell it; "" when unknown.
-std::string torch_tag(checks::ScriptRunner& runner, const std::string& python) {
-  checks::Script script;
-  script.argv = {python, "-c",
-                 "import torch; v = torch.__version__.split('+')[0].split('.'); "
-                 "print('kernelhub-torch-tag', v[0] + v[1])"};
-  auto output = runner.run(script);
-  if (!output || output->exit_code != 0) {
+// The build's torch probe answers from its cache, so this costs no torch import.
+std::string torch_tag(builder::CommandRunner& runner, const std::string& python) {
+  const auto probe = builder::cached_probe(python, builder::torch_probe_script(), runner,
+                                           builder::probe_cache_dir());
+  if (!probe) {
     return {};
   }
-  const auto line = checks::last_line(output->output);
-  const std::string_view prefix = "kernelhub-torch-tag ";
-  return line.rfind(prefix, 0) == 0 ? line.substr(prefix.size()) : std::string();
+  const auto torch = builder::parse_torch_probe(*probe);
+  return torch ? torch->torch_version.flattened() : std::string();
+}
+
+// A load check loads the variant in a fresh interpreter that imports torch: seconds, the bulk
+// of a no-op rebuild. Its outcome depends only on the variant's files (metadata.json holds
+// their digest), the interpreter, its torch and its kernels package, and this builder; the key
+// names all of them, and a variant that passed keeps the key in its build folder
+// (build/.kernelhub/<variant>/load-check-passed) so an unchanged variant is not checked again.
+std::optional<std::string> load_check_key(const builder::BuiltVariant& variant,
+                                          const std::string& python,
+                                          builder::CommandRunner& runner) {
+  const auto metadata = util::read_file(variant.path / "metadata.json");
+  if (!metadata || metadata->find("\"digest\"") == std::string::npos) {
+    return std::nullopt;  // without a digest the files are not pinned
+  }
+  const auto interpreter = builder::modules_fingerprint(python, {"torch", "kernels"}, runner);
+  if (!interpreter) {
+    return std::nullopt;
+  }
+  return hub::sha256_hex(fmt::format("kernel-builder {}\n{}\n{}", KERNELHUB_VERSION,
+                                     *interpreter, *metadata));
+}
+
+std::filesystem::path load_check_stamp(const builder::BuiltVariant& variant) {
+  return variant.path.parent_path() / ".kernelhub" / variant.name / "load-check-passed";
+}
+
+bool passed_before(const builder::BuiltVariant& variant, const std::optional<std::string>& key) {
+  if (!key) {
+    return false;
+  }
+  const auto stamp = util::read_file(load_check_stamp(variant));
+  return stamp && *stamp == *key;
+}
+
+void remember_pass(const builder::BuiltVariant& variant, const std::optional<std::string>& key) {
+  std::error_code error;
+  const auto stamp = load_check_stamp(variant);
+  if (!key) {
+    std::filesystem::remove(stamp, error);
+    return;
+  }
+  std::filesystem::create_directories(stamp.parent_path(), error);
+  (void)util::write_file_atomic(stamp, *key);  // without the stamp the next build checks again
+}
+
+void forget_pass(const builder::BuiltVariant& variant) {
+  std::error_code error;
+  std::filesystem::remove(load_check_stamp(variant), error);
 }
 
 // The torch tag of an arch variant's name ("torch215-cxx11-cpu-..." -> "215"); "" for noarch
@@ -67,10 +117,11 @@ std::string variant_torch_tag(const std::string& name) {
 
 bool run_load_checks_after_build(const builder::BuildResult& result, const std::string& python) {
   checks::SubprocessScriptRunner runner;
+  builder::SubprocessCommandRunner probe_runner;
   checks::ImportCheckOptions options;
   options.python = python;
   bool all_loaded = true;
-  const auto torch = torch_tag(runner, python);
+  const auto torch = torch_tag(probe_runner, python);
   for (const auto& variant : result.variants) {
     const auto tag = variant_torch_tag(variant.name);
     if (!tag.empty() && !torch.empty() && tag != torch) {
@@ -79,8 +130,15 @@ bool run_load_checks_after_build(const builder::BuildResult& result, const std::
                    variant.name.c_str());
       continue;
     }
-    auto checked = checks::check_variant_import(variant.path, options, runner);
     const auto name = variant.path.lexically_normal().generic_string();
+    const auto key = load_check_key(variant, python, probe_runner);
+    if (passed_before(variant, key)) {
+      std::fprintf(stderr, "kernel-builder: %s: load check passed before on these files\n",
+                   name.c_str());
+      continue;
+    }
+    forget_pass(variant);
+    auto checked = checks::check_variant_import(variant.path, options, runner);
     if (!checked) {
       std::fprintf(stderr, "kernel-builder: error: %s: cannot run the load check: %s\n",
                    name.c_str(), checked.error().message.c_str());
@@ -99,6 +157,8 @@ bool run_load_checks_after_build(const builder::BuildResult& result, const std::
                    "kernel-builder: error: %s: kernels.get_local_kernel cannot load it: %s\n",
                    name.c_str(), checked->error.c_str());
       all_loaded = false;
+    } else {
+      remember_pass(variant, key);
     }
   }
   return all_loaded;

@@ -16,7 +16,9 @@ void run_source_checks_before_build(const std::string& dir);
 
 // After building: check-load on every built variant with `python`. Renders each failure on
 // stderr; returns false when a variant does not load. Variants of a backend this machine's
-// torch cannot load, and a Python without the `kernels` package, are warnings.
+// torch cannot load, and a Python without the `kernels` package, are warnings. A variant that
+// passed before with the same files, interpreter, torch and kernels package is not loaded
+// again (its stamp is in build/.kernelhub/<variant>/).
 bool run_load_checks_after_build(const builder::BuildResult& result, const std::string& python);
 
 }  // namespace kernelhub::cli::commands
