@@ -93,6 +93,23 @@ def test_init_kernel_builds_a_cpu_variant(init_kernel):
     assert_reference_reads(variant)
 
 
+def test_cpu_variant_needs_no_cuda_library(init_kernel):
+    """The venv's torch is a CUDA build, and torch's CMake package would link a CPU extension
+    against libtorch_cuda.so as well; a CPU-only torch lacks it, so the cpu variant must name
+    only torch's CPU libraries (as the reference's cpu builds, made with a CPU torch, do)."""
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+
+    kernel_dir, summary = init_kernel
+    [module] = (kernel_dir / "build" / torch_variant()).glob("*.abi3.so")
+    with module.open("rb") as stream:
+        needed = {tag.needed for section in ELFFile(stream).iter_sections()
+                  if isinstance(section, DynamicSection)
+                  for tag in section.iter_tags() if tag.entry.d_tag == "DT_NEEDED"}
+    assert {"libc10.so", "libtorch_cpu.so"} <= needed
+    assert not [name for name in needed if "cuda" in name or "cudart" in name], needed
+
+
 def test_reference_loader_runs_the_init_kernel(init_kernel):
     kernel_dir, _ = init_kernel
     result = load_and_run(f"""

@@ -142,6 +142,7 @@ struct BuildContext {
   std::optional<metadata::GitStatus> kernel_git;
   const BuildOptions& options;
   fs::path python;
+  std::optional<TorchEnvironment> torch;  // the probe of `python` (arch variants)
 };
 
 util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
@@ -161,6 +162,11 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
 
   const bool ccache = runner.find_program("ccache").has_value();
   auto commands = cmake_commands(work / "project", work / "cmake", context.python.string(), ccache);
+  if (context.torch && !context.torch->cmake_prefix_path.empty()) {
+    // <torch>/share/cmake -> <torch>: the project then need not locate torch itself.
+    const auto torch_dir = fs::path(context.torch->cmake_prefix_path).parent_path().parent_path();
+    commands.front().argv.push_back("-DTORCH_PACKAGE_DIR=" + torch_dir.string());
+  }
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
@@ -270,7 +276,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     source.git_dirty = git->status.dirty;
   }
   BuildContext context{config, kernel_dir, metadata::unique_id(source),
-                       git ? std::optional(git->status) : std::nullopt, options, {}};
+                       git ? std::optional(git->status) : std::nullopt, options, {}, {}};
 
   const auto targets = KH_TRY(torch_targets(config, options, runner));
   const auto plan = plan_torch_matrix(config, targets);
@@ -287,6 +293,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
   BuildResult result{context.unique_id, {}, plan.skipped};
   for (const auto& [planned, target] : plan.variants) {
     context.python = targets[target].python;
+    context.torch = targets[target].host.torch;
     if (planned.cuda) {
       for (const auto& warning : planned.cuda->warnings) {
         sink.warning({}, warning);
