@@ -94,10 +94,12 @@ def has_kernel(repo_id: str, *, revision: str | None = None, version: int | None
                check_arch: bool = True) -> bool:
     """Whether a variant of `repo_id` fits this machine (with HF_HUB_OFFLINE: in the cache)."""
     cuda, rocm = _device(check_arch)
-    return _kernelhub.has_hub_kernel(
+    found, messages = _kernelhub.has_hub_kernel(
         repo_id, version=version, revision=revision, backend=backend,
         local_files_only=_offline(), check_trust=_check_trust(repo_id, trust_remote_code),
         probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm)
+    _report(messages)
+    return found
 
 
 def get_kernel_variants(repo_id: str, *, revision: str | None = None,
@@ -106,10 +108,11 @@ def get_kernel_variants(repo_id: str, *, revision: str | None = None,
     from . import VariantAccepted, VariantRejected
 
     cuda, rocm = _device(True)
-    trace = _kernelhub.hub_kernel_variants(
+    trace, messages = _kernelhub.hub_kernel_variants(
         repo_id, version=version, revision=revision, backend=backend,
         local_files_only=_offline(), probe_json=_system.probe_json(), cuda_capability=cuda,
         rocm_arch=rocm)
+    _report(messages)
     return [VariantAccepted(name) if reason is None else VariantRejected(name, reason)
             for name, reason in trace]
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hub loads for Python: install_hub_kernel, hub_kernel_variants and has_hub_kernel over
+// Hub loads for Python: install_hub_kernel, hub_kernel_variants ((trace, warnings)) and
+// has_hub_kernel ((bool, warnings)) over
 // kh_loader's hub_kernel. The environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, the caches)
 // is read on every call, as the reference reads HF_HUB_OFFLINE at call time.
 #include <pybind11/pybind11.h>
@@ -106,8 +107,13 @@ void def_hub_call(py::module_& m, const char* name,
 void bind_hub(py::module_& m) {
   def_hub_call(m, "install_hub_kernel", &loader::install_hub_kernel, &kernel_dict);
   def_hub_call(m, "hub_kernel_variants", &loader::hub_kernel_variants,
-               [](const variants::Resolution& resolution) { return trace_list(resolution); });
-  def_hub_call(m, "has_hub_kernel", &loader::has_hub_kernel, [](bool found) { return found; });
+               [](const loader::HubVariants& found) {
+                 return py::make_tuple(trace_list(found.resolution), found.warnings);
+               });
+  def_hub_call(m, "has_hub_kernel", &loader::has_hub_kernel,
+               [](const loader::HubAvailability& found) {
+                 return py::make_tuple(found.available, found.warnings);
+               });
 }
 
 }  // namespace kernelhub::python

@@ -114,10 +114,6 @@ def test_version_resolution_and_its_errors_match_the_reference(hub, tmp_path):
     ours, reference = both(hub, tmp_path, calls)
     assert len(ours) == len(calls)
     for call, mine, theirs in zip(calls, ours, reference):
-        if call[0] in ("has_kernel", "get_kernel_variants"):
-            # Known gap: the reference's has_kernel and get_kernel_variants also log the
-            # outdated-version warning; ours answers without it. The answers must agree.
-            mine, theirs = mine[0], theirs[0]
         assert mine == theirs, f"{call}: ours {mine} reference {theirs}"
     # The expected values themselves, so a shared mistake cannot pass.
     assert ours[0][0] == ["ok", 10]
@@ -126,6 +122,10 @@ def test_version_resolution_and_its_errors_match_the_reference(hub, tmp_path):
     assert ours[2][0] == ["ValueError", "Version 7 not found, available versions: 1, 2, 10"]
     assert ours[3][0][0] == ours[4][0][0] == "ValueError"
     assert [r[0] for r in ours[5:8]] == [["ok", 1], ["ok", 2], ["ok", 10]]
+    # has_kernel and get_kernel_variants warn about an outdated version as get_kernel does.
+    outdated = [f"You are using version 1 of '{REPO}', but version 10 is available."]
+    assert ours[8] == [["ok", True], outdated]
+    assert ours[10][1] == [outdated[0].replace("version 1 ", "version 2 ")]
 
 
 def test_offline_versions_come_from_the_cache(hub, tmp_path):

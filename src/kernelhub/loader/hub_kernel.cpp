@@ -381,35 +381,37 @@ LoadResult<HubKernel> install_hub_kernel(const HubLoadContext& context,
   return kernel;
 }
 
-LoadResult<variants::Resolution> hub_kernel_variants(const HubLoadContext& context,
-                                                     const HubKernelRequest& request) {
+LoadResult<HubVariants> hub_kernel_variants(const HubLoadContext& context,
+                                            const HubKernelRequest& request) {
   const Session session(context, request);
   const auto system = KH_LOAD_TRY(system_for(context, request));
-  const auto target = KH_LOAD_TRY(resolve_target(session, request, false, false));
-  return KH_LOAD_TRY(choose_variant(session, target, system, context.device, false)).resolution;
+  auto target = KH_LOAD_TRY(resolve_target(session, request, false, false));
+  auto choice = KH_LOAD_TRY(choose_variant(session, target, system, context.device, false));
+  return HubVariants{std::move(choice.resolution), std::move(target.warnings)};
 }
 
-LoadResult<bool> has_hub_kernel(const HubLoadContext& context, const HubKernelRequest& request) {
+LoadResult<HubAvailability> has_hub_kernel(const HubLoadContext& context,
+                                           const HubKernelRequest& request) {
   const Session session(context, request);
   const auto system = KH_LOAD_TRY(system_for(context, request));
   auto target = resolve_target(session, request, request.check_trust, false);
   if (!target) {
     if (target.error().kind == LoadErrorKind::not_found) {
-      return false;
+      return HubAvailability{};
     }
     return tl::unexpected(target.error());
   }
+  HubAvailability availability{false, std::move(target->warnings)};
   auto choice = choose_variant(session, *target, system, context.device, true);
   if (!choice) {
     if (choice.error().kind == LoadErrorKind::not_found) {
-      return false;
+      return availability;
     }
     return tl::unexpected(choice.error());
   }
-  if (!choice->folder) {
-    return false;
-  }
-  return variant_metadata(session, *target, *choice->folder).has_value();
+  availability.available =
+      choice->folder && variant_metadata(session, *target, *choice->folder).has_value();
+  return availability;
 }
 
 }  // namespace kernelhub::loader

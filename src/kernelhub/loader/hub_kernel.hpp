@@ -79,15 +79,28 @@ struct HubKernel {
 LoadResult<HubKernel> install_hub_kernel(const HubLoadContext& context,
                                          const HubKernelRequest& request);
 
+// The two queries warn as install_hub_kernel does when the version asked for is not the
+// newest (the reference logs it from every call that resolves a version).
+struct HubVariants {
+  variants::Resolution resolution;  // decision trace, best first
+  std::vector<std::string> warnings;
+};
+
+struct HubAvailability {
+  bool available = false;
+  std::vector<std::string> warnings;
+};
+
 // The decisions for every variant of the revision (kernels' get_kernel_variants): no trust
 // check, no redirect, no download; archs are not read (the reference does not either).
-LoadResult<variants::Resolution> hub_kernel_variants(const HubLoadContext& context,
-                                                     const HubKernelRequest& request);
+LoadResult<HubVariants> hub_kernel_variants(const HubLoadContext& context,
+                                            const HubKernelRequest& request);
 
 // Whether a variant fits this machine (kernels' has_kernel): false when none does, when the
 // only fitting ones exclude this GPU's arch, or when the chosen variant has no metadata.json.
 // The trust check runs when asked, as in kernels 0.17 (a ValueError, not false).
-LoadResult<bool> has_hub_kernel(const HubLoadContext& context, const HubKernelRequest& request);
+LoadResult<HubAvailability> has_hub_kernel(const HubLoadContext& context,
+                                           const HubKernelRequest& request);
 
 }  // namespace kernelhub::loader
 

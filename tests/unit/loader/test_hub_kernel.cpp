@@ -250,7 +250,7 @@ TEST(HubKernel, NoFittingVariantIsFileNotFoundWithTheTrace) {
             0u);
   const auto has = has_hub_kernel(f.context, f.request());
   ASSERT_TRUE(has);
-  EXPECT_FALSE(*has);
+  EXPECT_FALSE(has->available);
 }
 
 TEST(HubKernel, ArchExcludedVariantIsRejectedInTheTrace) {
@@ -276,8 +276,8 @@ TEST(HubKernel, ArchExcludedVariantIsRejectedInTheTrace) {
   // get_kernel_variants does not read archs, as in the reference.
   const auto plain = hub_kernel_variants(f.context, f.request());
   ASSERT_TRUE(plain);
-  EXPECT_EQ(variants::to_string(plain->trace.front().variant), "torch29-cxx11-cu128-x86_64-linux");
-  EXPECT_TRUE(plain->trace.front().accepted());
+  EXPECT_EQ(variants::to_string(plain->resolution.trace.front().variant), "torch29-cxx11-cu128-x86_64-linux");
+  EXPECT_TRUE(plain->resolution.trace.front().accepted());
 }
 
 TEST(HubKernel, CorruptedBlobIsFetchedAgainOnlineAndRefusedOffline) {
@@ -331,15 +331,23 @@ TEST(HubKernel, HasKernelAndVariants) {
   Fixture f;
   const auto has = has_hub_kernel(f.context, f.request());
   ASSERT_TRUE(has) << has.error().message;
-  EXPECT_TRUE(*has);
+  EXPECT_TRUE(has->available);
   auto bad = f.request(9);
-  EXPECT_FALSE(has_hub_kernel(f.context, bad));  // a ValueError, as in the reference
+  EXPECT_FALSE(has_hub_kernel(f.context, bad).has_value());  // a ValueError, as in the reference
   const auto decisions = hub_kernel_variants(f.context, f.request());
   ASSERT_TRUE(decisions);
-  ASSERT_EQ(decisions->trace.size(), 3u);
-  EXPECT_EQ(variants::to_string(decisions->trace[0].variant), k_cpu_variant);
-  EXPECT_EQ(variants::to_string(decisions->trace[1].variant), "torch-cpu");
-  EXPECT_FALSE(decisions->trace[2].accepted());
+  ASSERT_EQ(decisions->resolution.trace.size(), 3u);
+  EXPECT_EQ(variants::to_string(decisions->resolution.trace[0].variant), k_cpu_variant);
+  EXPECT_EQ(variants::to_string(decisions->resolution.trace[1].variant), "torch-cpu");
+  EXPECT_FALSE(decisions->resolution.trace[2].accepted());
+  // Version 1 is not the newest: both queries warn, as the install does.
+  const std::vector<std::string> outdated = {
+      "You are using version 1 of 'org/relu', but version 2 is available."};
+  EXPECT_EQ(has->warnings, outdated);
+  EXPECT_EQ(decisions->warnings, outdated);
+  const auto newest = has_hub_kernel(f.context, f.request(2));
+  ASSERT_TRUE(newest) << newest.error().message;
+  EXPECT_TRUE(newest->warnings.empty());
 }
 
 }  // namespace
