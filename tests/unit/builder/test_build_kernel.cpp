@@ -22,7 +22,7 @@ class FakeRunner final : public CommandRunner {
   std::vector<Command> runs;
   std::set<std::string> programs = {"python3", "cmake", "ninja", "c++"};
   std::optional<std::string> probe = R"({"torch": "2.15.0", "cxx11_abi": true, "cuda": null,
-      "machine": "x86_64", "system": "linux", "cmake_prefix_path": "/t"})";
+      "machine": "x86_64", "system": "linux", "cmake_prefix_path": "/venv/torch/share/cmake"})";
   std::string module_name = "_relu_cpu_abc1234.abi3.so";
   int ninja_status = 0;
 
@@ -146,7 +146,9 @@ TEST(BuildKernel, DrivesCMakeAndNinjaWithTheChosenPython) {
   EXPECT_EQ(configure, (std::vector<std::string>{
                            "cmake", "-S", work + "/project", "-B", work + "/cmake", "-G", "Ninja",
                            "-DCMAKE_BUILD_TYPE=Release", "-DPython_EXECUTABLE=/usr/bin/python3",
-                           "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"}));
+                           "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+                           // from the probe, so the project need not look for torch itself
+                           "-DTORCH_PACKAGE_DIR=/venv/torch"}));
   // ninja's job count is capped by cores and free memory (builder/job_limit.hpp).
   ASSERT_EQ(runner.runs[2].argv.size(), 4U);
   EXPECT_EQ((std::vector<std::string>(runner.runs[2].argv.begin(), runner.runs[2].argv.end() - 1)),

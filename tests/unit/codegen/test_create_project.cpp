@@ -91,7 +91,12 @@ TEST(CreateProject, CMakeListsBuildsAnAbi3ModuleFromTheBackendsSources) {
   const auto& cmake = content(*files, "CMakeLists.txt");
   EXPECT_TRUE(contains(cmake, "set(OPS_NAME \"_relu_op_cpu_abc1234\")"));
   EXPECT_TRUE(contains(cmake, "set(CMAKE_EXPORT_COMPILE_COMMANDS ON)"));
-  EXPECT_TRUE(contains(cmake, "torch.utils.cmake_prefix_path"));
+  // A cpu build: torch located without importing it, its CPU libraries only, not its CMake
+  // package (which would turn on CUDA and link libtorch_cuda.so for a CUDA torch).
+  EXPECT_TRUE(contains(cmake, "find_spec('torch')"));
+  EXPECT_FALSE(contains(cmake, "import torch"));
+  EXPECT_FALSE(contains(cmake, "find_package(Torch"));
+  EXPECT_TRUE(contains(cmake, "foreach(library c10 torch_cpu torch)"));
   EXPECT_TRUE(contains(cmake, "\"/src/relu/torch-ext/torch_binding.cpp\""));
   EXPECT_TRUE(contains(cmake, "\"/src/relu/relu_cpu/relu.cpp\""));
   EXPECT_FALSE(contains(cmake, "relu.cu")) << "the cuda kernel is not part of a cpu build";
