@@ -2,6 +2,7 @@
 #include <kernelhub/builder/probe_cache.hpp>
 
 #include <cstdlib>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -58,16 +59,9 @@ std::optional<std::string> modules_fingerprint(const fs::path& python,
     return std::nullopt;
   }
   std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < located->size()) {
-    auto end = located->find('\n', start);
-    end = end == std::string::npos ? located->size() : end;
-    auto line = located->substr(start, end - start);
-    if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
-    }
+  std::istringstream stream(*located);
+  for (std::string line; std::getline(stream, line);) {
     lines.push_back(std::move(line));
-    start = end + 1;
   }
   if (lines.size() != modules.size() + 1) {
     return std::nullopt;

@@ -60,16 +60,12 @@ std::string torch_tag(builder::CommandRunner& runner, const std::string& python)
 // their digest), the interpreter, its torch and its kernels package, and this builder; the key
 // names all of them, and a variant that passed keeps the key in its build folder
 // (build/.kernelhub/<variant>/load-check-passed) so an unchanged variant is not checked again.
+// `interpreter` is the modules_fingerprint of the Python with torch and kernels.
 std::optional<std::string> load_check_key(const builder::BuiltVariant& variant,
-                                          const std::string& python,
-                                          builder::CommandRunner& runner) {
+                                          const std::optional<std::string>& interpreter) {
   const auto metadata = util::read_file(variant.path / "metadata.json");
-  if (!metadata || metadata->find("\"digest\"") == std::string::npos) {
+  if (!interpreter || !metadata || metadata->find("\"digest\"") == std::string::npos) {
     return std::nullopt;  // without a digest the files are not pinned
-  }
-  const auto interpreter = builder::modules_fingerprint(python, {"torch", "kernels"}, runner);
-  if (!interpreter) {
-    return std::nullopt;
   }
   return hub::sha256_hex(fmt::format("kernel-builder {}\n{}\n{}", KERNELHUB_VERSION,
                                      *interpreter, *metadata));
@@ -88,12 +84,11 @@ bool passed_before(const builder::BuiltVariant& variant, const std::optional<std
 }
 
 void remember_pass(const builder::BuiltVariant& variant, const std::optional<std::string>& key) {
-  std::error_code error;
-  const auto stamp = load_check_stamp(variant);
   if (!key) {
-    std::filesystem::remove(stamp, error);
     return;
   }
+  std::error_code error;
+  const auto stamp = load_check_stamp(variant);
   std::filesystem::create_directories(stamp.parent_path(), error);
   (void)util::write_file_atomic(stamp, *key);  // without the stamp the next build checks again
 }
@@ -122,6 +117,8 @@ bool run_load_checks_after_build(const builder::BuildResult& result, const std::
   options.python = python;
   bool all_loaded = true;
   const auto torch = torch_tag(probe_runner, python);
+  // One interpreter start, without importing anything, for every variant's key.
+  const auto interpreter = builder::modules_fingerprint(python, {"torch", "kernels"}, probe_runner);
   for (const auto& variant : result.variants) {
     const auto tag = variant_torch_tag(variant.name);
     if (!tag.empty() && !torch.empty() && tag != torch) {
@@ -131,7 +128,7 @@ bool run_load_checks_after_build(const builder::BuildResult& result, const std::
       continue;
     }
     const auto name = variant.path.lexically_normal().generic_string();
-    const auto key = load_check_key(variant, python, probe_runner);
+    const auto key = load_check_key(variant, interpreter);
     if (passed_before(variant, key)) {
       std::fprintf(stderr, "kernel-builder: %s: load check passed before on these files\n",
                    name.c_str());
