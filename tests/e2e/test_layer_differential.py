@@ -1,0 +1,341 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The layer API of `kernelhub` against the reference `kernels` 0.17.2, differentially.
+
+layer_scenarios.py holds the scenarios (Mode and KernelizeFallback flags, Device and the
+capability properties, mapping registration and contexts, the mode-selection and failure
+matrices of kernelize, kernel-layer validation, small models with classes and functions, CUDA and
+ROCm capability ranges on simulated devices, repositories over hand-made local kernels, locks,
+DISABLE_KERNEL_MAPPING). Each group of scenarios runs once per package in a fresh interpreter of
+the venv (PYTHONHASHSEED=0, so hashes compare); the results (returned values, the forward each
+module got, error classes and texts, log records, Python warnings) must be equal, except:
+
+- the signature table, where our extra keyword-only parameters are allowed when listed in
+  OUR_EXTRA_KEYWORD_ONLY (any other difference fails);
+- the reference bugs kernelhub fixes on purpose (layers.md, issue 11), each with its own test
+  that asserts the reference's behaviour and ours side by side: the lock lookup by caller
+  package, deep copies of locked repositories, and ties between capability ranges.
+
+Top-level `register_kernel_mapping` keeps the reference's process-wide default (transformers
+relies on it), so the threading scenario is compared exactly.
+
+KERNELHUB_PYTHON_DIR, when set, is put first on sys.path so a build tree's package is tested.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import VENV_BIN
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import layer_scenarios  # noqa: E402
+
+PYTHON = VENV_BIN / "python"
+SCRIPT = Path(__file__).resolve().with_name("layer_scenarios.py")
+REFERENCE = "kernels"
+OURS = "kernelhub"
+
+pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason="needs the .venv with torch and kernels")
+
+# Keyword-only parameters kernelhub adds to a reference callable ("top.<name>" or
+# "layer.<name>"); any parameter difference not listed here fails the signature table.
+OUR_EXTRA_KEYWORD_ONLY: dict = {
+    # where the kernel was imported from and under which module name
+    "top.LoadedKernel": {"variant_path", "module_name"},
+}
+
+# Reference names whose signature `inspect.signature` cannot read (builtin Rust types).
+REFERENCE_WITHOUT_SIGNATURE = {"top.Metadata"}
+
+# Scenarios with their own assertions below (deliberate differences, the signature table).
+DELIBERATE = {"capability_ties", "locked_deepcopy", "lock_from_caller_package"}
+
+
+def _env(extra=None, workdir=None):
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    if workdir is not None:
+        env["HF_HOME"] = str(workdir / "hf-home")  # an empty cache: offline loads miss
+        env["HF_HUB_CACHE"] = str(workdir / "hf-home" / "hub")
+    env.pop("DISABLE_KERNEL_MAPPING", None)
+    env.pop("LOCAL_KERNELS", None)
+    env["HF_HUB_OFFLINE"] = "1"  # nothing here may reach the network
+    if os.environ.get("KERNELHUB_PYTHON_DIR"):
+        env["PYTHONPATH"] = os.environ["KERNELHUB_PYTHON_DIR"] + os.pathsep + env.get(
+            "PYTHONPATH", "")
+    env.update(extra or {})
+    return env
+
+
+def run_group(package: str, group: str, workdir: Path, extra_env=None) -> dict:
+    result = subprocess.run(
+        [str(PYTHON), str(SCRIPT), package, group, str(workdir)], capture_output=True,
+        text=True, timeout=180, env=_env(extra_env, workdir), stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, (
+        f"scenarios of group {group!r} under {package} failed (rc {result.returncode}):\n"
+        f"{result.stderr[-4000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+class Results:
+    """Runs each (package, group) once per module; both packages share the kernels folder, so
+    paths in messages are equal."""
+
+    def __init__(self, workdir: Path):
+        self.workdir = workdir
+        self.cache = {}
+
+    def get(self, package: str, group: str, extra_env=None) -> dict:
+        key = (package, group)
+        if key not in self.cache:
+            self.cache[key] = run_group(package, group, self.workdir, extra_env)
+        return self.cache[key]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    return Results(tmp_path_factory.mktemp("layer-diff"))
+
+
+def differences(ref, ours, path="", limit=12):
+    """The first `limit` places where two JSON values differ, as readable lines."""
+    out = []
+
+    def walk(a, b, where):
+        if len(out) >= limit:
+            return
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in list(a) + [k for k in b if k not in a]:
+                if key not in b:
+                    out.append(f"{where}/{key}: only in reference: {a[key]!r:.300}")
+                elif key not in a:
+                    out.append(f"{where}/{key}: only in kernelhub: {b[key]!r:.300}")
+                else:
+                    walk(a[key], b[key], f"{where}/{key}")
+        elif isinstance(a, list) and isinstance(b, list) and (
+                len(a) == len(b) or where.endswith("/logs")):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, f"{where}[{i}]")
+            for i in range(len(b), len(a)):
+                out.append(f"{where}[{i}]: only in reference: {a[i]!r:.300}")
+            for i in range(len(a), len(b)):
+                out.append(f"{where}[{i}]: only in kernelhub: {b[i]!r:.300}")
+        elif a != b:
+            out.append(f"{where}:\n    reference: {a!r:.600}\n    kernelhub: {b!r:.600}")
+
+    walk(ref, ours, path)
+    return out
+
+
+def assert_same(ref: dict, ours: dict, name: str):
+    diff = differences(ref, ours)
+    assert not diff, f"{name}: kernelhub differs from kernels 0.17.2:\n" + "\n".join(diff)
+
+
+def scenarios(group):
+    return [n for n, (g, _) in layer_scenarios.SCENARIOS.items()
+            if g == group and n not in DELIBERATE]
+
+
+@pytest.mark.parametrize("name", scenarios("main"))
+def test_same_as_reference(results, name):
+    ref = results.get(REFERENCE, "main")[name]
+    ours = results.get(OURS, "main")[name]
+    assert "scenario crashed" not in json.dumps(ref["result"])[:40], ref["result"]
+    assert_same(ref, ours, name)
+
+
+def test_disable_kernel_mapping(results):
+    """DISABLE_KERNEL_MAPPING=1: original forwards, no lookup, no error, no log."""
+    env = {"DISABLE_KERNEL_MAPPING": "1"}
+    ref = results.get(REFERENCE, "disable", env)["disabled_mapping"]
+    ours = results.get(OURS, "disable", env)["disabled_mapping"]
+    assert ref["result"]["False"][0][0] == "orig:Orig", ref  # the scenario does test something
+    assert_same(ref, ours, "disabled_mapping")
+
+
+def _deps_env(workdir: Path) -> dict:
+    names = ("kdep", "kdep2", "kcyc1", "kcyc2", "klayers")
+    return {"LOCAL_KERNELS": ":".join(f"org/{n}={workdir / n}" for n in names)}
+
+
+def test_kernel_depends(results):
+    """kernel-depends of local kernels through LOCAL_KERNELS: get_kernel_dep during the import
+    (direct, transitive, unknown), after it, outside loading; a cycle; an unresolvable one."""
+    env = _deps_env(results.workdir)
+    ref = results.get(REFERENCE, "deps", env)["kernel_depends"]
+    ours = results.get(OURS, "deps", env)["kernel_depends"]
+    assert ref["result"]["at_import"]["org/kdep"][0] == "ok", ref
+    assert_same(ref, ours, "kernel_depends")
+
+
+def test_hub_repositories_offline(results):
+    """Layer/Func/Locked Hub repositories offline: LOCAL_KERNELS with `revision=`, version
+    resolution against an empty cache, a locked repository missing from the cache."""
+    env = _deps_env(results.workdir)
+    ref = results.get(REFERENCE, "deps", env)["hub_repositories_offline"]
+    ours = results.get(OURS, "deps", env)["hub_repositories_offline"]
+    assert ref["result"]["layer_rev_local"][0][0].endswith("Double.forward"), ref
+    assert_same(ref, ours, "hub_repositories_offline")
+
+
+def test_kernel_depends_kernel_calls_reference_get_kernel_dep(results):
+    """A kernel written for the reference calls `kernels.get_kernel_dep` while it is imported;
+    loaded through kernelhub, that call must see its dependencies too (layers.md §9.3)."""
+    env = _deps_env(results.workdir)
+    ref = results.get(REFERENCE, "deps", env)["kernel_depends_reference_import"]
+    ours = results.get(OURS, "deps", env)["kernel_depends_reference_import"]
+    assert ref["result"]["at_import"]["org/kdep"][0] == "ok", ref
+    assert_same(ref, ours, "kernel_depends_reference_import")
+
+
+def test_disable_kernel_mapping_not_an_integer(tmp_path):
+    """`DISABLE_KERNEL_MAPPING=true` makes importing the layer API fail as in the reference."""
+    code = ("import importlib, json, sys\n"
+            "try:\n"
+            "    importlib.import_module(sys.argv[1]); importlib.import_module(sys.argv[1] + '.layer')\n"
+            "    print(json.dumps(['ok']))\n"
+            "except Exception as e:\n"
+            "    print(json.dumps([type(e).__name__, str(e)]))\n")
+    out = {}
+    for package in (REFERENCE, OURS):
+        result = subprocess.run([str(PYTHON), "-c", code, package], capture_output=True, text=True,
+                                timeout=120, env=_env({"DISABLE_KERNEL_MAPPING": "true"}))
+        assert result.returncode == 0, result.stderr
+        out[package] = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out[REFERENCE] == ["ValueError", "invalid literal for int() with base 10: 'true'"]
+    assert out[OURS] == out[REFERENCE]
+
+
+def test_root_logger_handler(results):
+    """The first kernelize reaching repository selection configures the root logger."""
+    ref = results.get(REFERENCE, "rootlog")["root_logger_handler"]
+    ours = results.get(OURS, "rootlog")["root_logger_handler"]
+    assert ref["result"]["before"] == [] and ref["result"]["after"] == ["StreamHandler"], ref
+    assert_same(ref, ours, "root_logger_handler")
+
+
+# ------------------------------------------------------------------------------------------
+# Signature table
+
+
+def _strip_extras(key, sig):
+    extras = OUR_EXTRA_KEYWORD_ONLY.get(key, set())
+    params = sig["params"]
+    present = {p[0] for p in params}
+    missing = set(extras) - present
+    assert not missing, f"{key}: OUR_EXTRA_KEYWORD_ONLY lists {sorted(missing)}, which we lack"
+    for p in params:
+        if p[0] in extras:
+            assert p[1] == "KEYWORD_ONLY" and p[2] != "", f"{key}: extra {p[0]} must be kw-only with a default"
+    return {"params": [p for p in params if p[0] not in extras], "return": sig["return"]}
+
+
+def _signature_pairs(results):
+    ref = results.get(REFERENCE, "signatures")["signatures"]["result"]
+    ours = results.get(OURS, "signatures")["signatures"]["result"]
+    assert len(ref) >= 50, ref  # every name of both __all__ lists, constructors and load()
+    return ref, ours
+
+
+def test_signature_table_parameters(results):
+    """Names, kinds and defaults of every parameter, for every public callable of `kernels`
+    (but Benchmark) and `kernels.layer`, class constructors and repositories' load()."""
+    ref, ours = _signature_pairs(results)
+    problems = []
+    for key, ref_sig in ref.items():
+        our_sig = ours.get(key, "missing")
+        if key in REFERENCE_WITHOUT_SIGNATURE:
+            assert "error" in ref_sig, f"{key} has a signature now: {ref_sig}"
+            if our_sig == "missing":
+                problems.append(f"{key}: missing in kernelhub")
+            continue
+        if our_sig == "missing" or "error" in our_sig:
+            problems.append(f"{key}: {our_sig} in kernelhub")
+            continue
+        ours_cmp = _strip_extras(key, our_sig)
+        strip = [[p[0], p[1], p[2]] for p in ref_sig["params"]]
+        mine = [[p[0], p[1], p[2]] for p in ours_cmp["params"]]
+        if strip != mine:
+            problems.append(f"{key}:\n    reference: {strip}\n    kernelhub: {mine}")
+    assert not problems, "signature differences:\n" + "\n".join(problems)
+
+
+def _normalize_annotation(text: str) -> str:
+    """Annotations as text without quotes and module paths (`kernels.layer.device.Device`,
+    `'Device'` and `Device` compare equal); `types.ModuleType` prints as `module`."""
+    import re
+
+    text = text.replace("'", "").replace('"', "")
+    text = re.sub(r"ForwardRef\(([^()]*)\)", r"\1", text)
+    text = re.sub(r"\bType\[", "type[", text)
+    text = re.sub(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+([A-Za-z_][A-Za-z0-9_]*)", r"\1", text)
+    return text.replace("ModuleType", "module").replace(" ", "")
+
+
+def test_signature_table_annotations(results):
+    """Annotations (normalized text) of the same parameters and return values."""
+    ref, ours = _signature_pairs(results)
+    problems = []
+    for key, ref_sig in ref.items():
+        our_sig = ours.get(key, "missing")
+        if key in REFERENCE_WITHOUT_SIGNATURE or our_sig == "missing" or "error" in our_sig:
+            continue  # reported by the parameters test
+        ours_cmp = _strip_extras(key, our_sig)
+        a = [[p[0], _normalize_annotation(p[3])] for p in ref_sig["params"]]
+        b = [[p[0], _normalize_annotation(p[3])] for p in ours_cmp["params"]]
+        ra, rb = (_normalize_annotation(ref_sig["return"]), _normalize_annotation(ours_cmp["return"]))
+        if a != b or ra != rb:
+            problems.append(f"{key}:\n    reference: {a} -> {ra}\n    kernelhub: {b} -> {rb}")
+    assert not problems, "annotation differences:\n" + "\n".join(problems)
+
+
+# ------------------------------------------------------------------------------------------
+# Deliberate differences: reference bugs that kernelhub fixes (layers.md §5.3, §5.4, §7.4)
+
+
+def test_deliberate_difference_capability_ties(results):
+    """Equal-width ranges containing the capability: the reference breaks the tie by id() of
+    the mode dict (arbitrary); kernelhub picks the last registered. Re-registering a range after
+    AVL rotations can duplicate the reference's node; in kernelhub the same range replaces."""
+    ref = results.get(REFERENCE, "main")["capability_ties"]["result"]
+    ours = results.get(OURS, "main")["capability_ties"]["result"]
+    for i, label in enumerate(ref["ties"]):
+        assert label in (f"kernel:ct{i}_first", f"kernel:ct{i}_second"), ref
+    for i, label in enumerate(ref["duplicate"]):
+        assert label in (f"kernel:cd{i}_0", f"kernel:cd{i}_new"), ref
+    assert ours["ties"] == [f"kernel:ct{i}_second" for i in range(8)], ours
+    assert ours["duplicate"] == [f"kernel:cd{i}_new" for i in range(8)], ours
+
+
+def test_deliberate_difference_locked_deepcopy(results):
+    """A locked repository in the current mapping: the reference cannot deep-copy its
+    KernelLocks, so every inheriting use_kernel_mapping fails in __enter__; ours copies it."""
+    ref = results.get(REFERENCE, "main")["locked_deepcopy"]["result"]
+    ours = results.get(OURS, "main")["locked_deepcopy"]["result"]
+    pickle_error = ["error", "builtins.TypeError", "cannot pickle 'builtins.KernelLocks' object"]
+    assert ref["inherit"] == pickle_error and ref["deepcopy"] == pickle_error, ref
+    inner = ["ok", ["kernel:ld_inner", [2.0, 2.0]]]
+    assert ref["no_inherit"] == inner, ref
+    assert ours == {"inherit": inner, "no_inherit": inner, "after": ref["after"],
+                    "deepcopy": ["ok", True], "deepcopy_eq": ["ok", True]}, ours
+
+
+def test_deliberate_difference_lock_from_caller_package(results):
+    """LockedLayerRepository/LockedFuncRepository without `lockfile`, created in an installed
+    package that ships kernels.lock: the reference inspects its own distribution and never finds
+    the lock; ours skips its own frames and reads the user's package metadata."""
+    ref = results.get(REFERENCE, "main")["lock_from_caller_package"]
+    ours = results.get(OURS, "main")["lock_from_caller_package"]
+    not_found = ["error", "builtins.ValueError",
+                 "Could not find a `kernels.lock` file in the caller's package metadata. Please "
+                 "lock kernels with `kernels lock <project>` and then reinstall the project."]
+    assert ref["result"] == {"layer": not_found, "func": not_found}, ref
+    commit = layer_scenarios.LOCK_COMMIT.lower()
+    assert ours["result"] == {
+        "layer": ["ok", f"`org/kern` (revision: {commit}), layer `L`)"],
+        "func": ["ok", f"`org/kern` (revision: {commit}), function `f`"],
+    }, ours
+    assert ours["logs"] == ref["logs"]  # the LockedFuncRepository deprecation line
