@@ -810,6 +810,43 @@ def capability_ranges():
 
 
 @scenario()
+def capability_queried_only_when_needed():
+    """The capability is read only for a cuda/rocm container of the requested device type; an
+    error reading it propagates whatever use_fallback says."""
+    Device, CP = PKG.Device, PKG.CUDAProperties
+    calls = []
+
+    def failing():
+        calls.append("query")
+        raise RuntimeError("Found no NVIDIA driver on your system (simulated).")
+
+    PKG.register_kernel_mapping({"CqL": {"cpu": stub("cq_cpu", factor=2.0),
+                                         Device("cuda", CP(80, 89)): stub("cq_cuda", factor=3.0),
+                                         "rocm": stub("cq_rocm", factor=4.0)}})
+    PKG.register_kernel_mapping({"CqCpuOnly": {"cpu": stub("cq_only", factor=2.0)}})
+    repos = layer_mod(".repos")
+    repos._find_capability = failing
+    out = {"cpu": probe("CqL", use_fallback=False), "xpu": probe("CqL", device="xpu"),
+           "cuda_no_container": probe("CqCpuOnly", device="cuda"),
+           "calls_before": list(calls)}
+    out["cuda"] = [probe("CqL", device="cuda", use_fallback=fb) for fb in (True, "ALL", False)]
+    out["rocm"] = probe("CqL", device="rocm", use_fallback="ALL")
+    out["queried"] = bool(calls)
+    return out
+
+
+@scenario()
+def mode_keys_outside_priority_lists():
+    """Keys no kernelize mode tries (`TORCH_COMPILE`, `_NONE`, combinations built with `^`)."""
+    M = PKG.Mode
+    PKG.register_kernel_mapping({"MkL": {"cpu": {M.TORCH_COMPILE: stub("mk_tc", factor=2.0),
+                                                 M._NONE: stub("mk_none", factor=3.0),
+                                                 M.INFERENCE ^ M.TRAINING: stub("mk_both")}}})
+    return {km: [probe("MkL", kmode=km, use_fallback=fb) for fb in (True, False)]
+            for km in KERNELIZE_MODES}
+
+
+@scenario()
 def capability_replacement():
     """An identical range replaces the previous mode dict; `cuda`, `Device("cuda")` and the
     range [0, maxsize] are the same range."""
@@ -1196,6 +1233,8 @@ def transformers_style_attributes():
     Sub = type("Sub", (Plain,), {})
     inst = nn.Identity()
     inst.kernel_layer_name = "TsL"
+    PKG.register_kernel_mapping({"5": {"cpu": stub("ts_5", factor=5.0)}})
+    IntName = type("IntName", (nn.Module,), {"forward": forward, "kernel_layer_name": 5})
     def boom(module):
         raise RuntimeError("condition failed")
 
@@ -1206,7 +1245,7 @@ def transformers_style_attributes():
     out = {"condition_attr": [type(Raising.__dict__["kernel_condition"]).__name__,
                               Raising.kernel_condition is boom]}
     for name, module in (("plain", Plain()), ("none_cond", NoneCond()), ("sub", Sub()),
-                         ("instance_attr", inst), ("raising", Raising()),
+                         ("instance_attr", inst), ("raising", Raising()), ("int_name", IntName()),
                          ("truthy", CondTrue())):
         res = attempt(lambda: PKG.kernelize(module, mode=PKG.Mode.INFERENCE, device="cpu"))
         out[name] = [res if res[0] == "error" else "ok", describe(module)]

@@ -20,6 +20,7 @@ relies on it), so the threading scenario is compared exactly.
 
 KERNELHUB_PYTHON_DIR, when set, is put first on sys.path so a build tree's package is tested.
 """
+import difflib
 import json
 import os
 import subprocess
@@ -114,14 +115,15 @@ def differences(ref, ours, path="", limit=12):
                     out.append(f"{where}/{key}: only in kernelhub: {b[key]!r:.300}")
                 else:
                     walk(a[key], b[key], f"{where}/{key}")
-        elif isinstance(a, list) and isinstance(b, list) and (
-                len(a) == len(b) or where.endswith("/logs")):
+        elif where.endswith("/logs") and a != b:
+            # log records as a diff: a missing or extra record is one line, not a cascade
+            lines = difflib.unified_diff([" ".join(r)[:300] for r in a],
+                                         [" ".join(r)[:300] for r in b],
+                                         "reference", "kernelhub", n=1, lineterm="")
+            out.append(f"{where}:\n    " + "\n    ".join(list(lines)[2:40]))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
             for i, (x, y) in enumerate(zip(a, b)):
                 walk(x, y, f"{where}[{i}]")
-            for i in range(len(b), len(a)):
-                out.append(f"{where}[{i}]: only in reference: {a[i]!r:.300}")
-            for i in range(len(a), len(b)):
-                out.append(f"{where}[{i}]: only in kernelhub: {b[i]!r:.300}")
         elif a != b:
             out.append(f"{where}:\n    reference: {a!r:.600}\n    kernelhub: {b!r:.600}")
 
