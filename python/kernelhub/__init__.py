@@ -1,27 +1,69 @@
 # SPDX-License-Identifier: Apache-2.0
-"""kernelhub: load Hugging Face Hub kernels, with a C++ core (the reference is `kernels`).
+"""kernelhub: load Hugging Face Hub kernels, with a C++ core; the whole public API of the
+reference package `kernels` (see `compat_version`), so moving is a change of one import.
 
 Loads from the Hub, from the cache (HF_HUB_OFFLINE, locks) and from local builds; the variant
 choice, downloads and cache checks run in the C++ core, only the import itself is Python.
+Importing kernelhub does not import torch.
 """
 
-from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 from . import _kernelhub, _system
-from ._loader import LoadedKernel, Metadata, RepoInfo, import_variant, loaded_kernels
+from ._errors import RepositoryNotFoundError, RevisionNotFoundError
+from ._loader import LoadedKernel, RepoInfo, loaded_kernels
+from ._metadata import Metadata
+from ._variants import VariantAccepted, VariantRejected, decisions
+from .deps import get_kernel_dep
+from .layer import (
+    CUDAProperties,
+    Device,
+    FuncRepository,
+    KernelizeFallback,
+    LayerRepository,
+    LocalFuncRepository,
+    LocalLayerRepository,
+    LockedFuncRepository,
+    LockedLayerRepository,
+    Mode,
+    ROCMProperties,
+    kernelize,
+    register_kernel_mapping,
+    replace_kernel_forward_from_hub,
+    use_kernel_forward_from_hub,
+    use_kernel_func_from_hub,
+    use_kernel_mapping,
+    use_kernelized_func,
+)
+
+__version__ = "0.2.0"
+# The `kernels` release whose public API (names, signatures, behaviour, error texts) we match.
+compat_version = "0.17.2"
 
 __all__ = [
+    "__version__",
+    "compat_version",
+    "CUDAProperties",
+    "Device",
+    "KernelizeFallback",
+    "ROCMProperties",
+    "FuncRepository",
+    "LayerRepository",
     "LoadedKernel",
+    "LocalFuncRepository",
+    "LocalLayerRepository",
+    "LockedFuncRepository",
+    "LockedLayerRepository",
     "Metadata",
+    "Mode",
     "RepoInfo",
+    "RepositoryNotFoundError",
+    "RevisionNotFoundError",
     "VariantAccepted",
     "VariantRejected",
     "get_kernel",
+    "get_kernel_dep",
     "get_kernel_variants",
     "get_loaded_kernels",
     "get_local_kernel",
@@ -29,22 +71,16 @@ __all__ = [
     "get_locked_kernel",
     "has_kernel",
     "install_kernel",
+    "kernelize",
     "load_kernel",
     "parse_local_kernels",
+    "register_kernel_mapping",
+    "replace_kernel_forward_from_hub",
+    "use_kernel_forward_from_hub",
+    "use_kernel_func_from_hub",
+    "use_kernel_mapping",
+    "use_kernelized_func",
 ]
-
-__version__ = "0.1.0"
-
-
-@dataclass(frozen=True)
-class VariantAccepted:
-    variant: str
-
-
-@dataclass(frozen=True)
-class VariantRejected:
-    variant: str
-    reason: str
 
 
 def _find(repo_path: Path | str, backend: str | None):
@@ -54,24 +90,13 @@ def _find(repo_path: Path | str, backend: str | None):
     )
 
 
-def get_local_kernel(repo_path: Path | str, backend: str | None = None) -> ModuleType:
-    """Imports the variant of a local kernel that fits this machine: variant folders in
-    `repo_path`, then in `repo_path/build`, else `repo_path` itself. The module is named after
-    the metadata id, so several builds of one kernel load side by side."""
-    variant_path, _trace, _text = _find(repo_path, backend)
-    return import_variant(Path(variant_path))
-
-
 def get_local_kernel_variants(
     repo_path: Path | str, backend: str | None = None
 ) -> list[VariantAccepted | VariantRejected]:
     """The decision trace for a local kernel, best first (like `kernels.get_kernel_variants`);
     empty when `repo_path` is itself a variant."""
     _path, trace, _text = _find(repo_path, backend)
-    return [
-        VariantAccepted(name) if reason is None else VariantRejected(name, reason)
-        for name, reason in trace
-    ]
+    return decisions(trace)
 
 
 def get_loaded_kernels() -> list[LoadedKernel]:
@@ -84,16 +109,10 @@ def parse_local_kernels(text: str) -> dict[str, Path]:
     return {repo_id: Path(path) for repo_id, path in _kernelhub.parse_local_kernels(text)}
 
 
-def _local_override(repo_id: str) -> Path | None:
-    text = os.environ.get("LOCAL_KERNELS")
-    if text is None:
-        return None
-    return parse_local_kernels(text).get(repo_id)
-
-
-from ._hub import (  # noqa: E402  (after _local_override, which get_kernel uses)
+from ._hub import (  # noqa: E402  (after _find and parse_local_kernels, which it uses)
     get_kernel,
     get_kernel_variants,
+    get_local_kernel,
     get_locked_kernel,
     has_kernel,
     install_kernel,

@@ -1,33 +1,44 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Loads from the Hub (loader.md §1.1, §5): the decisions and downloads happen in the C++
-core (`_kernelhub.install_hub_kernel`, with the GIL released); this module only gathers the
-arguments, reports the core's warnings the way the reference does and imports the variant."""
+"""Loads from the Hub and from disk (loader.md §1.1, §5; layers.md §9): the decisions and
+downloads happen in the C++ core (`_kernelhub.install_hub_kernel`, with the GIL released);
+this module gathers the arguments, walks a kernel's `kernel-depends` tree, reports the core's
+warnings the way the reference does and imports the variants, dependencies first."""
 
-from __future__ import annotations
 
-import importlib.metadata
-import inspect
+import json
 import logging
 import os
+import platform
+import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
+from typing import Callable
 
 from . import _kernelhub, _system
+from ._errors import translate_errors
 from ._loader import RepoInfo, import_variant
+from ._locks import KernelLocks, LockedDependency, read_locks, find_locked
+from ._metadata import Metadata
+from ._variants import VariantAccepted, VariantRejected, decisions
 
-_logger = logging.getLogger("kernelhub")
+# kernels logs the outdated-version warning on `kernels._versions`; ours on the same spot of
+# our tree.
+_logger = logging.getLogger("kernelhub._versions")
+
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
+def _env_flag(*names: str) -> bool:
+    return any(os.environ.get(name, "").strip().upper() in _TRUE for name in names)
+
+
+def _offline() -> bool:
+    return _env_flag("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 def _device(check_arch: bool):
     return _system.device_arch() if check_arch else (None, None)
-
-
-def _offline() -> bool:
-    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        if os.environ.get(name, "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
-            return True
-    return False
 
 
 def _check_trust(repo_id: str, trust_remote_code) -> bool:
@@ -48,119 +59,244 @@ def _report(messages: list[str]) -> None:
             _logger.warning(message)
 
 
+def _backend_token() -> str:
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        if getattr(torch.version, "cuda", None):
+            return "cu" + "".join(torch.version.cuda.split(".")[:2])
+        if getattr(torch.version, "hip", None):
+            return "rocm" + "".join(torch.version.hip.split("-")[0].split(".")[:2])
+    return "cpu"
+
+
+def user_agent_text(user_agent: str | dict | None) -> str:
+    """The part of the User-Agent kernels adds to huggingface_hub's: the caller's fields, then
+    python, backend, platform, file_type, torch and glibc; empty when telemetry is off."""
+    if _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK"):
+        return ""
+    parts: list[str] = []
+    if isinstance(user_agent, dict):
+        parts.extend(f"{key}/{value}" for key, value in user_agent.items())
+    elif isinstance(user_agent, str) and user_agent:
+        parts.append(user_agent)
+    machine = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
+    parts += [f"python/{'.'.join(platform.python_version_tuple()[:2])}",
+              f"backend/{_backend_token()}",
+              f"platform/{machine}-{platform.system().lower()}",
+              "file_type/kernel"]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        parts.append(f"torch/{torch.__version__}")
+    libc, version = platform.libc_ver()
+    if libc == "glibc" and version:
+        parts.append(f"glibc/{version}")
+    return "; ".join(parts)
+
+
 def _install(repo_id: str, *, version=None, revision=None, backend=None,
-             local_files_only=False, check_trust=False, check_arch=True) -> dict:
+             local_files_only=False, check_trust=False, check_arch=True,
+             user_agent=None) -> dict:
     if version is not None and not isinstance(version, int):
         # The reference takes only integer majors; "1" is "not found" there, a clear error here.
         raise ValueError(f"version must be an int (a v<N> branch), not {version!r}")
     cuda, rocm = _device(check_arch)
-    result = _kernelhub.install_hub_kernel(
-        repo_id, version=version, revision=revision, backend=backend,
-        local_files_only=local_files_only or _offline(), check_trust=check_trust,
-        probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm)
+    with translate_errors(repo_id):
+        result = _kernelhub.install_hub_kernel(
+            repo_id, version=version, revision=revision, backend=backend,
+            local_files_only=local_files_only or _offline(), check_trust=check_trust,
+            probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm,
+            user_agent=user_agent_text(user_agent))
     _report(result["warnings"])
     return result
 
 
+def resolve_revision(repo_id: str, *, revision: str | None = None, version: int | None = None,
+                     user_agent=None) -> str:
+    """A version's commit (a revision as given), as LayerRepository resolves it lazily."""
+    with translate_errors(repo_id):
+        resolved, messages = _kernelhub.resolve_hub_revision(
+            repo_id, version=version, revision=revision, local_files_only=_offline(),
+            probe_json=_system.probe_json(), user_agent=user_agent_text(user_agent))
+    _report(messages)
+    return resolved
+
+
+# --- dependency trees --------------------------------------------------------------------------
+
+# One node of a kernel-depends tree: (repo_id, version, revision).
+Spec = tuple[str, "int | None", "str | None"]
+# Where a node's variant is: its path and, for Hub loads, where it came from.
+Locator = Callable[[Spec], "tuple[Path, RepoInfo | None]"]
+
+
+def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator,
+               path: tuple[Spec, ...] = ()) -> ModuleType:
+    """Locates `spec`, loads its kernel-depends depth first (a node already on the path is a
+    cycle), then imports it with its direct dependencies visible to get_kernel_dep."""
+    variant_path, repo_info = locate(spec)
+    info = _kernelhub.resolve_kernel_module(variant_path)
+    deps: dict[str, ModuleType] = {}
+    if info["metadata_json"] is not None:
+        for dependency in Metadata.from_json(info["metadata_json"]).kernel_depends:
+            child = dependency.spec()
+            if child in path or child == spec:
+                raise ValueError(f"Cyclic kernel dependency detected: {dependency.repo_id}")
+            deps[dependency.repo_id] = _load_tree(child, locate_dep, locate_dep, path + (spec,))
+    return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+
+
+def _local_override(repo_id: str) -> Path | None:
+    from . import parse_local_kernels
+
+    text = os.environ.get("LOCAL_KERNELS")
+    return None if text is None else parse_local_kernels(text).get(repo_id)
+
+
+def _find_local(path: Path, backend: str | None) -> Path:
+    from . import _find
+
+    variant_path, _trace, _text = _find(path, backend)
+    return Path(variant_path)
+
+
+def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch) -> Locator:
+    """LOCAL_KERNELS first (by repo id, the version ignored), else the Hub."""
+
+    def locate(spec: Spec):
+        repo_id, version, revision = spec
+        local = _local_override(repo_id)
+        if local is not None:
+            return _find_local(local, backend), None
+        result = _install(repo_id, version=version, revision=revision, backend=backend,
+                          check_trust=_check_trust(repo_id, trust_remote_code),
+                          check_arch=check_arch, user_agent=user_agent)
+        return Path(result["variant_path"]), RepoInfo(result["repo_id"], result["revision"])
+
+    return locate
+
+
+def _locked_locator(locks: KernelLocks, *, trust_remote_code, cache_only: bool,
+                    backend=None) -> Locator:
+    """Every node at the commit the lock pins for exactly its spec; LOCAL_KERNELS ignored."""
+
+    def locate(spec: Spec):
+        repo_id = spec[0]
+        commit = locks.find_exact(*spec)
+        if commit is None:
+            raise ValueError(f"Kernel dependency `{repo_id}` is not locked. Please lock it with "
+                             "`kernels lock <project>` and then reinstall the project.")
+        try:
+            result = _install(repo_id, revision=commit, backend=backend,
+                              local_files_only=cache_only,
+                              check_trust=(not cache_only
+                                           and _check_trust(repo_id, trust_remote_code)),
+                              check_arch=False)
+        except FileNotFoundError as error:
+            if not cache_only:
+                raise
+            raise FileNotFoundError(
+                f"{error}\nThe locked kernel is not in the cache: run `kernelhub download "
+                "<project>` first") from None
+        return Path(result["variant_path"]), RepoInfo(repo_id, commit)
+
+    return locate
+
+
+def _spec_of(dependency: LockedDependency) -> Spec:
+    return dependency.repo_id, dependency.version, dependency.revision
+
+
+def load_locked_tree(locks: KernelLocks, dependency: LockedDependency, *, trust_remote_code=False,
+                     cache_only: bool = False, backend=None) -> ModuleType:
+    locate = _locked_locator(locks, trust_remote_code=trust_remote_code,
+                             cache_only=cache_only or _offline(), backend=backend)
+    return _load_tree(_spec_of(dependency), locate, locate)
+
+
+# --- the public loaders -------------------------------------------------------------------------
+
+
 def install_kernel(repo_id: str, *, revision: str | None = None, version: int | None = None,
                    backend: str | None = None, local_files_only: bool = False,
-                   user_agent=None, trust_remote_code=False) -> Path:
+                   user_agent: str | dict | None = None,
+                   trust_remote_code: bool | list[str] = False) -> Path:
     """Downloads the variant that fits this machine into the cache and returns its path
     (…/snapshots/<commit>/build/<variant>), without importing it."""
     return Path(_install(repo_id, version=version, revision=revision, backend=backend,
                          local_files_only=local_files_only,
-                         check_trust=_check_trust(repo_id, trust_remote_code))["variant_path"])
+                         check_trust=_check_trust(repo_id, trust_remote_code),
+                         user_agent=user_agent)["variant_path"])
 
 
 def get_kernel(repo_id: str, *, revision: str | None = None, version: int | None = None,
-               backend: str | None = None, user_agent=None, trust_remote_code=False,
+               backend: str | None = None, user_agent: str | dict | None = None,
+               trust_remote_code: bool | list[str] = False,
                check_arch: bool = True) -> ModuleType:
     """Loads `repo_id` at `version` (a v<N> branch) or `revision` from the Hub, or from the
-    path LOCAL_KERNELS maps it to."""
-    from . import _local_override, get_local_kernel
-
+    path LOCAL_KERNELS maps it to, with its kernel-depends loaded first."""
     local = _local_override(repo_id)
     if local is not None:
-        return get_local_kernel(local, backend)
-    result = _install(repo_id, version=version, revision=revision, backend=backend,
-                      check_trust=_check_trust(repo_id, trust_remote_code),
-                      check_arch=check_arch)
-    return import_variant(Path(result["variant_path"]),
-                          RepoInfo(result["repo_id"], result["revision"]))
+        # As kernels, the trust and version checks do not apply to an override; backend= does
+        # (kernels drops it, which makes a cpu override unloadable next to a CUDA torch).
+        return get_local_kernel(local, backend=backend, trust_remote_code=trust_remote_code,
+                                user_agent=user_agent)
+    locate = _hub_locator(backend=backend, trust_remote_code=trust_remote_code,
+                          user_agent=user_agent, check_arch=check_arch)
+    return _load_tree((repo_id, version, revision), locate, locate)
+
+
+def get_local_kernel(repo_path: Path, *, backend: str | None = None,
+                     trust_remote_code: bool | list[str] = False,
+                     user_agent: str | dict | None = None) -> ModuleType:
+    """Imports the variant of a local kernel that fits this machine: variant folders in
+    `repo_path`, then in `repo_path/build`, else `repo_path` itself. The module is named after
+    the metadata id, so several builds of one kernel load side by side. Its kernel-depends come
+    from LOCAL_KERNELS, else the Hub."""
+    root = _find_local(Path(repo_path), backend)
+    locate_dep = _hub_locator(backend=backend, trust_remote_code=trust_remote_code,
+                              user_agent=user_agent, check_arch=False)
+    return _load_tree((str(repo_path), None, None), lambda _spec: (root, None), locate_dep)
 
 
 def has_kernel(repo_id: str, *, revision: str | None = None, version: int | None = None,
-               backend: str | None = None, trust_remote_code=False,
+               backend: str | None = None, trust_remote_code: bool | list[str] = False,
                check_arch: bool = True) -> bool:
     """Whether a variant of `repo_id` fits this machine (with HF_HUB_OFFLINE: in the cache)."""
     cuda, rocm = _device(check_arch)
-    found, messages = _kernelhub.has_hub_kernel(
-        repo_id, version=version, revision=revision, backend=backend,
-        local_files_only=_offline(), check_trust=_check_trust(repo_id, trust_remote_code),
-        probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm)
+    with translate_errors(repo_id):
+        found, messages = _kernelhub.has_hub_kernel(
+            repo_id, version=version, revision=revision, backend=backend,
+            local_files_only=_offline(), check_trust=_check_trust(repo_id, trust_remote_code),
+            probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
     return found
 
 
 def get_kernel_variants(repo_id: str, *, revision: str | None = None,
-                        version: int | None = None, backend: str | None = None) -> list:
+                        version: int | None = None, backend: str | None = None
+                        ) -> list[VariantAccepted | VariantRejected]:
     """Every variant of the revision with its decision, accepted ones first, best leading."""
-    from . import VariantAccepted, VariantRejected
-
     cuda, rocm = _device(True)
-    trace, messages = _kernelhub.hub_kernel_variants(
-        repo_id, version=version, revision=revision, backend=backend,
-        local_files_only=_offline(), probe_json=_system.probe_json(), cuda_capability=cuda,
-        rocm_arch=rocm)
+    with translate_errors(repo_id):
+        trace, messages = _kernelhub.hub_kernel_variants(
+            repo_id, version=version, revision=revision, backend=backend,
+            local_files_only=_offline(), probe_json=_system.probe_json(),
+            cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
-    return [VariantAccepted(name) if reason is None else VariantRejected(name, reason)
-            for name, reason in trace]
+    return decisions(trace)
 
 
-def _lock_text_of_caller() -> tuple[str, str]:
-    """kernels.lock from the distribution of the first caller outside this package (what the
-    reference means to do; its frame walk stops inside kernels itself, loader.md §4.3)."""
-    for frame in inspect.stack()[1:]:
-        module = inspect.getmodule(frame.frame)
-        name = module.__name__ if module is not None else frame.frame.f_globals.get("__name__")
-        if not name or name == "kernelhub" or name.startswith("kernelhub."):
-            continue
-        package = name.split(".")[0]
-        for dist_name in importlib.metadata.packages_distributions().get(package, []):
-            text = importlib.metadata.distribution(dist_name).read_text("kernels.lock")
-            if text is not None:
-                return text, f"kernels.lock of the {dist_name} distribution"
-        break
-    raise ValueError(
-        "Could not find a `kernels.lock` file in the caller's package metadata. Please lock "
-        "kernels with `kernelhub lock <project>` and then reinstall the project.")
+def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None) -> ModuleType:
+    """Loads the locked commit of `repo_id` (and its locked dependencies) from the cache only:
+    never a network request."""
+    locks, dependency = find_locked(repo_id, lockfile)
+    return load_locked_tree(locks, dependency, cache_only=True, backend=backend)
 
 
-def _locked_commit(repo_id: str, lockfile) -> str:
-    if lockfile is None:
-        text, name = _lock_text_of_caller()
-    else:
-        text, name = Path(lockfile).read_text(), str(lockfile)
-    return _kernelhub.locked_revision(repo_id, text, name)
-
-
-def load_kernel(repo_id: str, *, lockfile: Path | str | None = None,
-                backend: str | None = None) -> ModuleType:
-    """Loads the locked commit of `repo_id` from the cache only: never a network request."""
-    commit = _locked_commit(repo_id, lockfile)
-    try:
-        result = _install(repo_id, revision=commit, backend=backend, local_files_only=True)
-    except FileNotFoundError as error:
-        raise FileNotFoundError(
-            f"{error}\nThe locked kernel is not in the cache: run `kernelhub download <project>` "
-            "first") from None
-    return import_variant(Path(result["variant_path"]))
-
-
-def get_locked_kernel(repo_id: str, *, lockfile: Path | str | None = None,
-                      trust_remote_code=False, user_agent=None) -> ModuleType:
-    """Loads the locked commit of `repo_id`, downloading it when online."""
-    commit = _locked_commit(repo_id, lockfile)
-    result = _install(repo_id, revision=commit,
-                      check_trust=_check_trust(repo_id, trust_remote_code))
-    return import_variant(Path(result["variant_path"]))
+def get_locked_kernel(repo_id: str, *, lockfile: Path | None,
+                      trust_remote_code: bool | list[str] = False,
+                      user_agent: str | dict | None = None) -> ModuleType:
+    """Loads the locked commit of `repo_id` and its locked dependencies, downloading them when
+    online. `lockfile=None`: the kernels.lock of the calling package's distribution."""
+    locks, dependency = find_locked(repo_id, lockfile)
+    return load_locked_tree(locks, dependency, trust_remote_code=trust_remote_code)

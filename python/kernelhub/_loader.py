@@ -1,51 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
 """Importing a chosen variant directory under its module name (loader.md §3.1-3.2)."""
 
-from __future__ import annotations
 
 import importlib.util
 import json
 import sys
 import threading
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 from . import _kernelhub, _system
-
-
-@dataclass(frozen=True)
-class Metadata:
-    """A variant's metadata.json (kebab-case keys as snake_case attributes)."""
-
-    id: str
-    name: str
-    version: int
-    license: str
-    python_depends: list[str]
-    backend: str
-    archs: list[str] | None
-    upstream: str | None
-    source: str | None
-    raw: dict
-
-    @staticmethod
-    def from_json(text: str) -> "Metadata":
-        data = json.loads(text)
-        backend = data.get("backend", {})
-        return Metadata(
-            id=data["id"],
-            name=data["name"],
-            version=data["version"],
-            license=data["license"],
-            python_depends=list(data.get("python-depends", [])),
-            backend=backend.get("type"),
-            archs=backend.get("archs"),
-            upstream=data.get("upstream"),
-            source=data.get("source"),
-            raw=data,
-        )
+from ._metadata import Metadata
+from .deps import _KERNEL_DEPS
 
 
 @dataclass(frozen=True)
@@ -59,11 +27,12 @@ class LoadedKernel:
     """One loaded variant: its metadata (None for builds older than metadata ids), the module
     and, for Hub loads, where it came from."""
 
-    metadata: Metadata | None
+    metadata: Metadata  # None for builds older than metadata ids
     module: ModuleType
     repo_info: RepoInfo | None
-    variant_path: Path
-    module_name: str
+    # Ours beyond kernels' three fields, keyword-only so kernels' positional form still works.
+    variant_path: Path = field(default=None, kw_only=True)
+    module_name: str = field(default="", kw_only=True)
 
 
 _lock = threading.RLock()
@@ -79,12 +48,32 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
             raise ImportError(message)
 
 
-def import_variant(variant_path: Path, repo_info: RepoInfo | None = None) -> ModuleType:
+def _reference_deps_var():
+    """kernels' own `_KERNEL_DEPS`, so a kernel that calls `kernels.get_kernel_dep` finds its
+    dependencies when we load it; imported only for kernels that have dependencies."""
+    module = sys.modules.get("kernels.deps")
+    if module is None:
+        if importlib.util.find_spec("kernels") is None:
+            return None
+        try:
+            import kernels.deps as module
+        except Exception:  # a broken reference install must not break our load
+            return None
+    return getattr(module, "_KERNEL_DEPS", None)
+
+
+def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
+                   deps: dict[str, ModuleType] | None = None, info: dict | None = None
+                   ) -> ModuleType:
+    """Imports the variant under its metadata id (once per variant path). While its
+    __init__.py runs, `get_kernel_dep` answers from `deps`: the direct dependencies, already
+    imported."""
     with _lock:
         found = _kernelhub.registry_find(variant_path)
         if found is not None:
             return _modules[str(found)]
-        info = _kernelhub.resolve_kernel_module(variant_path)
+        if info is None:
+            info = _kernelhub.resolve_kernel_module(variant_path)
         for message in info["warnings"]:
             warnings.warn(message, UserWarning, stacklevel=3)
         if info["metadata_json"] is not None:
@@ -100,11 +89,19 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None) -> Mod
         module = importlib.util.module_from_spec(spec)
         # Registered before running, so the kernel's relative imports resolve under its name.
         sys.modules[name] = module
+        tokens = [(_KERNEL_DEPS, _KERNEL_DEPS.set(dict(deps or {})))]
+        if deps:
+            reference = _reference_deps_var()
+            if reference is not None:
+                tokens.append((reference, reference.set(dict(deps))))
         try:
             spec.loader.exec_module(module)
         except BaseException:
             sys.modules.pop(name, None)
             raise
+        finally:
+            for var, token in reversed(tokens):
+                var.reset(token)
         path = _kernelhub.registry_add(
             variant_path,
             repo_info.repo_id if repo_info else None,

@@ -13,6 +13,7 @@
 #include <kernelhub/loader/local_variant.hpp>
 #include <kernelhub/loader/python_depends.hpp>
 #include <kernelhub/metadata/metadata.hpp>
+#include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 
 #include "binding_support.hpp"
@@ -58,6 +59,19 @@ PYBIND11_MODULE(_kernelhub, m) {
     }
     return out;
   });
+
+  m.def(
+      "parse_metadata",
+      [](const std::string& text, const std::string& file_name) {
+        auto parsed = metadata::parse_metadata(text, file_name);
+        if (!parsed) {
+          python::raise(PyExc_ValueError, "Cannot parse metadata: " + parsed.error().message);
+        }
+        return metadata::to_json(*parsed);
+      },
+      py::arg("text"), py::arg("file_name") = "metadata.json",
+      "Validates metadata.json text as kernels-data does and returns it in the canonical form "
+      "(commits as \"commit\", kernel-depends always present); ValueError naming every problem.");
 
   m.def("probe_script", []() { return std::string(variants::python_probe_script()); });
 

@@ -24,10 +24,14 @@ struct HubCall {
 HubCall make_call(const std::string& repo_id, const std::optional<unsigned>& version,
                   const std::optional<std::string>& revision, const std::optional<std::string>& backend,
                   bool local_files_only, bool check_trust, const std::string& probe_json,
-                  const py::object& cuda, const py::object& rocm) {
+                  const py::object& cuda, const py::object& rocm, const std::string& user_agent) {
   HubCall call{loader::HubLoadContext::from_environment(system_from_probe(probe_json),
                                                         device_from(cuda, rocm)),
                {}};
+  // The caller's part of the User-Agent (built in Python as kernels builds it) follows ours.
+  if (!user_agent.empty()) {
+    call.context.endpoint.user_agent = hub::default_user_agent() + "; " + user_agent;
+  }
   call.request.repo_id = repo_id;
   call.request.version = version;
   call.request.revision = revision;
@@ -90,16 +94,18 @@ void def_hub_call(py::module_& m, const char* name,
       [core, convert](const std::string& repo_id, std::optional<unsigned> version,
                       std::optional<std::string> revision, std::optional<std::string> backend,
                       bool local_files_only, bool check_trust, const std::string& probe_json,
-                      const py::object& cuda, const py::object& rocm) {
+                      const py::object& cuda, const py::object& rocm,
+                      const std::string& user_agent) {
         auto call = make_call(repo_id, version, revision, backend, local_files_only, check_trust,
-                              probe_json, cuda, rocm);
+                              probe_json, cuda, rocm, user_agent);
         auto result = without_gil([&] { return core(call.context, call.request); });
         return convert(load_or_raise(std::move(result)));
       },
       py::arg("repo_id"), py::kw_only(), py::arg("version") = py::none(),
       py::arg("revision") = py::none(), py::arg("backend") = py::none(),
       py::arg("local_files_only") = false, py::arg("check_trust") = false, py::arg("probe_json"),
-      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none());
+      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none(),
+      py::arg("user_agent") = "");
 }
 
 }  // namespace
@@ -113,6 +119,10 @@ void bind_hub(py::module_& m) {
   def_hub_call(m, "has_hub_kernel", &loader::has_hub_kernel,
                [](const loader::HubAvailability& found) {
                  return py::make_tuple(found.available, found.warnings);
+               });
+  def_hub_call(m, "resolve_hub_revision", &loader::resolve_hub_revision,
+               [](const loader::HubRevision& found) {
+                 return py::make_tuple(found.revision, found.warnings);
                });
 }
 

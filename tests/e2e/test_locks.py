@@ -321,7 +321,7 @@ def test_python_get_locked_kernel_reads_the_callers_distribution(offline_project
         import kernelhub
 
         def load():
-            return kernelhub.get_locked_kernel("{ORG}/beta")
+            return kernelhub.get_locked_kernel("{ORG}/beta", lockfile=None)
     """))
     result = python("""
         import json

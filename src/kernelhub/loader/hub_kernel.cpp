@@ -414,4 +414,23 @@ LoadResult<HubAvailability> has_hub_kernel(const HubLoadContext& context,
   return availability;
 }
 
+LoadResult<HubRevision> resolve_hub_revision(const HubLoadContext& context,
+                                             const HubKernelRequest& request) {
+  if (auto choice = check_version_choice(request); !choice) {
+    return tl::unexpected(choice.error());
+  }
+  if (!request.version) {
+    return HubRevision{*request.revision, {}};
+  }
+  const Session session(context, request);
+  const auto repo = KH_LOAD_TRY(parse_repo(request.repo_id));
+  HubRevision resolved;
+  auto commit = resolve_version(session, repo, *request.version, resolved.warnings);
+  if (!commit) {
+    return tl::unexpected(commit.error());
+  }
+  resolved.revision = std::move(*commit);
+  return resolved;
+}
+
 }  // namespace kernelhub::loader

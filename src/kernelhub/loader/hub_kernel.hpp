@@ -102,6 +102,17 @@ LoadResult<HubVariants> hub_kernel_variants(const HubLoadContext& context,
 LoadResult<HubAvailability> has_hub_kernel(const HubLoadContext& context,
                                            const HubKernelRequest& request);
 
+// A version resolved to its commit (a revision comes back as given), with the outdated-version
+// warning: what kernels' LayerRepository resolves lazily before it loads. No trust check, no
+// redirect, no download; offline it reads the cached refs/v<N>.
+struct HubRevision {
+  std::string revision;
+  std::vector<std::string> warnings;
+};
+
+LoadResult<HubRevision> resolve_hub_revision(const HubLoadContext& context,
+                                             const HubKernelRequest& request);
+
 }  // namespace kernelhub::loader
 
 // KH_LOAD_TRY(expr): KH_TRY for a LoadResult<T> (not void), so the error kind travels up.

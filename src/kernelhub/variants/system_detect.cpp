@@ -62,9 +62,15 @@ else:
                 out["cudart"] = f"{v.value // 1000}.{(v.value % 1000) // 10}"
     except Exception:
         pass
+# The installed version from package metadata: importing tvm_ffi only to ask costs ~30 ms (it
+# loads its library and runs ldconfig), and only major.minor matters.
 try:
-    import tvm_ffi
-    out["tvm_ffi"] = str(tvm_ffi.__version__)
+    import sys
+    if "tvm_ffi" in sys.modules:
+        out["tvm_ffi"] = str(sys.modules["tvm_ffi"].__version__)
+    else:
+        import importlib.metadata
+        out["tvm_ffi"] = importlib.metadata.version("apache-tvm-ffi")
 except Exception:
     pass
 print(json.dumps(out))

@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0
+"""kernels.lock for the locked repositories and loaders: which lock, and which entry.
+
+`KernelLocks` is plain data (hashable, comparable and deep-copyable): kernels' Rust object
+cannot be deep-copied, which breaks an inheriting `use_kernel_mapping` once a locked
+repository is mapped; ours can.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _kernelhub
+
+
+@dataclass(frozen=True)
+class LockedDependency:
+    """A lock entry's dependency: the repo id and the version or revision it was locked for."""
+
+    repo_id: str
+    version: int | None = None
+    revision: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelLocks:
+    """Every entry of one kernels.lock: (dependency, commit) pairs in file order."""
+
+    entries: tuple[tuple[LockedDependency, str], ...]
+
+    @staticmethod
+    def parse(text: str, file_name: str) -> "KernelLocks":
+        return KernelLocks(tuple(
+            (LockedDependency(e["repo_id"], e["version"], e["revision"]), e["commit"])
+            for e in _kernelhub.read_kernel_lock(text, file_name)))
+
+    def first(self, repo_id: str) -> LockedDependency | None:
+        for dependency, _commit in self.entries:
+            if dependency.repo_id == repo_id:
+                return dependency
+        return None
+
+    def commit_of(self, dependency: LockedDependency) -> str:
+        for locked, commit in self.entries:
+            if locked == dependency:
+                return commit
+        raise KeyError(dependency)
+
+    def find_exact(self, repo_id: str, version: int | None,
+                   revision: str | None) -> str | None:
+        """The commit of the entry locked for exactly this dependency spec."""
+        for locked, commit in self.entries:
+            if (locked.repo_id, locked.version, locked.revision) == (repo_id, version, revision):
+                return commit
+        return None
+
+
+def _not_locked(repo_id: str) -> ValueError:
+    return ValueError(f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock "
+                      "<project>` and then reinstall the project.")
+
+
+def caller_lock_text() -> tuple[str, str]:
+    """kernels.lock from the distribution of the first caller outside kernelhub. The reference
+    means to do this but stops at its own frames and never finds a user's lock (layers.md §7.4);
+    skipping every kernelhub frame is the fix."""
+    frame = sys._getframe(1)  # inspect.stack() would read every frame's source file
+    while frame is not None:
+        name = frame.f_globals.get("__name__")
+        frame = frame.f_back
+        if not name or name == "kernelhub" or name.startswith("kernelhub."):
+            continue
+        package = name.split(".")[0]
+        for dist_name in importlib.metadata.packages_distributions().get(package, []):
+            text = importlib.metadata.distribution(dist_name).read_text("kernels.lock")
+            if text is not None:
+                return text, f"kernels.lock of the {dist_name} distribution"
+        break
+    raise ValueError(
+        "Could not find a `kernels.lock` file in the caller's package metadata. Please lock "
+        "kernels with `kernels lock <project>` and then reinstall the project.")
+
+
+def read_locks(lockfile: Path | str | None) -> KernelLocks:
+    if lockfile is None:
+        text, name = caller_lock_text()
+    else:
+        text, name = Path(lockfile).read_text(), str(lockfile)
+    return KernelLocks.parse(text, name)
+
+
+def find_locked(repo_id: str, lockfile: Path | str | None) -> tuple[KernelLocks, LockedDependency]:
+    locks = read_locks(lockfile)
+    dependency = locks.first(repo_id)
+    if dependency is None:
+        raise _not_locked(repo_id)
+    return locks, dependency
