@@ -577,6 +577,15 @@ def mapping_unknown_devices():
                     probe(name, use_fallback="NO_LAYER")]
     out["device_obj"] = attempt(reg, {"UdL9": {PKG.Device("meta"): a}})
     out["second_device_fails"] = [attempt(reg, {"UdLx": {"cpu": a, "bar": a}}), probe("UdLx")]
+    # property objects of no known class: ignored on single-container types, refused (by
+    # the reference's bare assert) on cuda/rocm
+    out["odd_properties"] = {t: attempt(reg, {f"UdP{t}": {PKG.Device(t, properties="x"): a}})
+                             for t in ("cpu", "xpu")}
+    # (the reference's refusal is an empty AssertionError: only the refusal is compared)
+    out["odd_properties_refused"] = {
+        t: attempt(reg, {f"UdP{t}": {PKG.Device(t, properties="x"): a}})[0]
+        for t in ("cuda", "rocm")}
+    out["odd_properties_probe"] = probe("UdPcpu")
     out["known"] = [attempt(reg, {f"UdK{t}": {t: a}}) for t in
                     ["cpu", "cuda", "rocm", "mps", "xpu", "npu", "neuron", "tpu"]]
     out["known_probe"] = [probe(f"UdK{t}", device=t, cap=80) for t in
@@ -1292,6 +1301,8 @@ def functions():
         return x
 
     out["undecorated"] = attempt(lambda: PKG.use_kernelized_func(plain)(type("H", (nn.Module,), {})))
+    # the reference checks when the decorator is applied, not when the factory is called
+    out["undecorated_factory_only"] = attempt(lambda: callable(PKG.use_kernelized_func(plain)))
     out["neither_attr"] = attempt(lambda: PKG.use_kernelized_func(5)(type("H", (nn.Module,), {})))
 
     fa = deco("FnA")(lambda x: x)
@@ -1497,15 +1508,37 @@ def repositories():
                                                       trust_remote_code=["o/k"])]
     out["locked_attrs"] = attempt(lambda: [hasattr(made["locked"], "kernel_locks"),
                                            hasattr(made["locked"], "kernel_dep")])
-    out["local_str_load"] = probe_local_str()
     return out
 
 
-def probe_local_str():
-    """A `str` repo_path fails at load time with the reference's TypeError."""
+@scenario()
+def local_str_path():
+    """DELIBERATE DIFFERENCE: a `str` repo_path. The reference fails at load time with a
+    TypeError (`str / str`); kernelhub reads it as the same folder."""
     PKG.register_kernel_mapping({"RpStr": {"cpu": PKG.LocalLayerRepository(
         str(ROOT / "klayers"), layer_name="Double")}})
-    return probe("RpStr", use_fallback="ALL")
+    PKG.register_kernel_mapping({"RpStrF": {"cpu": PKG.LocalFuncRepository(
+        str(ROOT / "klayers"), func_name="triple")}})
+    fn = PKG.use_kernel_forward_from_hub("RpStrF")(lambda x: x)
+    host = nn.Module()
+    host.f = fn
+    res = attempt(lambda: PKG.kernelize(host, mode=PKG.Mode.INFERENCE, device="cpu",
+                                        use_fallback=PKG.KernelizeFallback.ALL))
+    return {"layer": probe("RpStr", use_fallback="ALL"),
+            "func": [res if res[0] == "error" else "ok", describe(fn)]}
+
+
+@scenario()
+def locked_attributes():
+    """The public attributes a locked repository carries (layers.md §7.4): the matched
+    dependency and all locks, indexable by the dependency."""
+    repo = PKG.LockedLayerRepository("org/kern", lockfile=ROOT / "good.lock", layer_name="L")
+    return {
+        "dep_repo_id": attempt(lambda: repo.kernel_dep.repo_id),
+        "commit": attempt(lambda: repo.kernel_locks[repo.kernel_dep].commit),
+        "keys": attempt(lambda: sorted(d.repo_id for d in repo.kernel_locks.keys())),
+        "dep_hashable": attempt(lambda: hash(repo.kernel_dep) == hash(repo.kernel_dep)),
+    }
 
 
 @scenario()

@@ -52,7 +52,7 @@ OUR_EXTRA_KEYWORD_ONLY: dict = {
 REFERENCE_WITHOUT_SIGNATURE = {"top.Metadata"}
 
 # Scenarios with their own assertions below (deliberate differences, the signature table).
-DELIBERATE = {"capability_ties", "locked_deepcopy", "lock_from_caller_package"}
+DELIBERATE = {"capability_ties", "locked_deepcopy", "lock_from_caller_package", "local_str_path"}
 
 
 def _env(extra=None, workdir=None):
@@ -341,3 +341,14 @@ def test_deliberate_difference_lock_from_caller_package(results):
         "func": ["ok", f"`org/kern` (revision: {commit}), function `f`"],
     }, ours
     assert ours["logs"] == ref["logs"]  # the LockedFuncRepository deprecation line
+
+
+def test_deliberate_difference_local_str_path(results):
+    """LocalLayerRepository/LocalFuncRepository with a `str` path: the reference fails at load
+    time (`str / str`, a TypeError no use_fallback turns into a fallback); ours loads it."""
+    ref = results.get(REFERENCE, "main")["local_str_path"]["result"]
+    ours = results.get(OURS, "main")["local_str_path"]["result"]
+    type_error = ["error", "builtins.TypeError", "unsupported operand type(s) for /: 'str' and 'str'"]
+    assert ref == {"layer": type_error, "func": [type_error, "class"]}, ref
+    assert ours == {"layer": ["_klayers_layer_diff.layers:Double.forward", [2.0, 2.0]],
+                    "func": ["ok", ":Func.forward"]}, ours
