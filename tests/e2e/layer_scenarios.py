@@ -659,6 +659,15 @@ def mapping_threads():
     t = threading.Thread(target=worker, args=("top",))
     t.start()
     t.join(60)
+
+    def scoped_worker():
+        with PKG.use_kernel_mapping({"ThWorker": {"cpu": b}}):
+            results["worker_scope"] = [probe("ThWorker"), probe("ThTop")]
+
+    t = threading.Thread(target=scoped_worker)
+    t.start()
+    t.join(60)
+    results["after_worker_scope"] = probe("ThWorker", use_fallback=False)
     with PKG.use_kernel_mapping({"ThScoped": {"cpu": b}}):
         results["main_in"] = [probe("ThTop"), probe("ThScoped")]
         t = threading.Thread(target=worker, args=("in_scope",))
@@ -1182,6 +1191,15 @@ def model_rekernelize():
     with PKG.use_kernel_mapping({}, inherit_mapping=False):
         PKG.kernelize(model, mode=M.TRAINING)
         steps["no_mapping"] = _model_report(model, scale)
+    # training through kernel layers: the kernel's forward reads the original's parameters
+    with PKG.use_kernel_mapping(_model_mapping(prefix)):
+        PKG.kernelize(model, mode=M.TRAINING)
+    model.zero_grad()
+    x = torch.tensor([[-1.0, 0.5, 2.0, -3.0]], requires_grad=True)
+    model(x).sum().backward()
+    steps["grads"] = {name: [round(v, 4) for v in p.grad.flatten().tolist()]
+                      for name, p in model.named_parameters() if p.grad is not None}
+    steps["input_grad"] = [round(v, 4) for v in x.grad.flatten().tolist()]
     calls = []
     model.final.register_forward_hook(lambda *a: calls.append("hook"))
     with PKG.use_kernel_mapping(_model_mapping(prefix)):
@@ -1253,7 +1271,13 @@ def transformers_style_attributes():
         type("CondTrue", (nn.Module,), {"forward": forward}))
     out = {"condition_attr": [type(Raising.__dict__["kernel_condition"]).__name__,
                               Raising.kernel_condition is boom]}
+    # re-applying the decorator overwrites both attributes
+    Twice = PKG.use_kernel_forward_from_hub("TsOther", boom)(
+        type("Twice", (nn.Module,), {"forward": forward}))
+    same = PKG.use_kernel_forward_from_hub("TsL")(Twice)
+    out["twice_attrs"] = [same is Twice, Twice.kernel_layer_name, Twice.kernel_condition(Twice())]
     for name, module in (("plain", Plain()), ("none_cond", NoneCond()), ("sub", Sub()),
+                         ("twice", Twice()),
                          ("instance_attr", inst), ("raising", Raising()), ("int_name", IntName()),
                          ("truthy", CondTrue())):
         res = attempt(lambda: PKG.kernelize(module, mode=PKG.Mode.INFERENCE, device="cpu"))
