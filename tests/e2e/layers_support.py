@@ -39,9 +39,12 @@ def find_nvcc():
     return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
 
 
-def build(kernel_builder, source: Path, destination: Path, *options) -> Path:
-    """Copies an example (without its build/) and builds every variant this machine can."""
+def build(kernel_builder, source: Path, destination: Path, *options, edit=None) -> Path:
+    """Copies an example (without its build/), lets `edit` change the copy, and builds every
+    variant this machine can."""
     shutil.copytree(source, destination, ignore=shutil.ignore_patterns("build", "__pycache__"))
+    if edit is not None:
+        edit(destination)
     result = run([kernel_builder, "build", destination, "--python", PYTHON, *options])
     if result.returncode != 0:
         raise AssertionError(f"kernel-builder build {source.name} failed:\n{result.stderr}")

@@ -11,7 +11,8 @@ kernels.lock written by `kernelhub lock`, and under torch.compile(fullgraph=True
 Mode.INFERENCE | Mode.TORCH_COMPILE. Each runs under kernelhub and under the reference `kernels`
 0.17.2 (kernels built by us must load in the reference). Finally `get_kernel_dep`:
 examples/dep-user declares examples/dep-base in kernel-depends and takes it from
-`get_kernel_dep` while it is imported.
+`get_kernel_dep` while it is imported (and a copy of it that uses only the reference's
+`from kernels import get_kernel_dep` loads under kernelhub too).
 
 On a CUDA build of torch the loader picks the cuda variant even without a GPU, so there the
 build needs nvcc (the example's cuda variant also serves CPU tensors). One build of the three
@@ -47,6 +48,22 @@ pytestmark = [
 ]
 
 
+def use_the_kernels_idiom(kernel):
+    """Rewrites dep-user to take its dependency only through the reference's import path."""
+    package = kernel / "torch-ext" / "dep_user"
+    (package / "_dependencies.py").unlink()
+    (package / "__init__.py").write_text(textwrap.dedent(f"""\
+        import torch
+        from kernels import get_kernel_dep
+
+        base = get_kernel_dep("{ORG}/dep-base")
+
+
+        def affine_twice(x: torch.Tensor, scale: float, shift: float) -> torch.Tensor:
+            return base.scale_and_shift(base.scale_and_shift(x, scale, shift), scale, shift)
+    """))
+
+
 @pytest.fixture(scope="module")
 def hub(kernel_builder, kernelhub_bin, tmp_path_factory):
     """The three examples, built once, on one server."""
@@ -56,8 +73,12 @@ def hub(kernel_builder, kernelhub_bin, tmp_path_factory):
     # The build's load check runs offline in an empty cache without LOCAL_KERNELS, where no
     # kernel-depends entry can be found, so dep-user is built without the checks.
     dep_user = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user", "--skip-checks")
+    # dep-user as kernels written for the reference are: `from kernels import get_kernel_dep`.
+    idiom = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user-kernels-idiom",
+                  "--skip-checks", edit=use_the_kernels_idiom)
     served = ServedHub(kernelhub_bin, base)
-    served.kernels = {"rmsnorm": rmsnorm, "dep-base": dep_base, "dep-user": dep_user}
+    served.kernels = {"rmsnorm": rmsnorm, "dep-base": dep_base, "dep-user": dep_user,
+                      "dep-user-kernels-idiom": idiom}
     try:
         for name, kernel in served.kernels.items():
             served.upload(kernel_builder, kernel, name)
@@ -128,9 +149,14 @@ def test_torch_compile_fullgraph_of_the_kernelized_model(hub):
     assert report["graph_calls"] == EXPECTED_CALLS
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_get_kernel_dep_hands_dep_base_to_dep_user(hub, package):
-    report = hub.scenario(package, "deps", user_repo_id=f"{ORG}/dep-user",
+@pytest.mark.parametrize("package, user", [
+    ("kernelhub", "dep-user"), ("kernels", "dep-user"),
+    # layers.md §9.3: kernels call `from kernels import get_kernel_dep`; kernelhub's loader
+    # must answer that too.
+    ("kernelhub", "dep-user-kernels-idiom"),
+])
+def test_get_kernel_dep_hands_dep_base_to_dep_user(hub, package, user):
+    report = hub.scenario(package, "deps", user_repo_id=f"{ORG}/{user}",
                           base_repo_id=f"{ORG}/dep-base")
     assert report["base_name"] == "dep-base"
     # The dependency was imported as a kernel of its own, under its unique module name.
