@@ -37,7 +37,7 @@ from .layer import (
     use_kernelized_func,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.1.0"
 # The `kernels` release whose public API (names, signatures, behaviour, error texts) we match.
 compat_version = "0.17.2"
 

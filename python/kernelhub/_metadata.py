@@ -170,12 +170,14 @@ class Metadata:
 
     @staticmethod
     def _parse(text: str, file_name: str) -> "Metadata":
-        canonical = _kernelhub.parse_metadata(text, file_name)
+        canonical, upstream, source = _kernelhub.parse_metadata(text, file_name)
         try:
             minver = json.loads(text).get("kernels-minver")
         except (ValueError, AttributeError):
             minver = None
-        return Metadata(json.loads(canonical), minver if isinstance(minver, str) else None)
+        metadata = Metadata(json.loads(canonical), minver if isinstance(minver, str) else None)
+        metadata.upstream, metadata.source = upstream, source
+        return metadata
 
     def __eq__(self, other):
         return isinstance(other, Metadata) and self.raw == other.raw

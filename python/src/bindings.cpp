@@ -67,11 +67,18 @@ PYBIND11_MODULE(_kernelhub, m) {
         if (!parsed) {
           python::raise(PyExc_ValueError, "Cannot parse metadata: " + parsed.error().message);
         }
-        return metadata::to_json(*parsed);
+        // kernels_data presents git URLs normalised (scp-style as ssh://); the JSON keeps them
+        // as written.
+        auto url = [](const std::optional<types::GitUrl>& value) -> py::object {
+          return value ? py::cast(value->normalized()) : py::none();
+        };
+        return py::make_tuple(metadata::to_json(*parsed), url(parsed->upstream),
+                              url(parsed->source));
       },
       py::arg("text"), py::arg("file_name") = "metadata.json",
-      "Validates metadata.json text as kernels-data does and returns it in the canonical form "
-      "(commits as \"commit\", kernel-depends always present); ValueError naming every problem.");
+      "Validates metadata.json text as kernels-data does: (the canonical JSON (commits as "
+      "\"commit\", kernel-depends always present), normalised upstream, normalised source); "
+      "ValueError naming every problem.");
 
   m.def("probe_script", []() { return std::string(variants::python_probe_script()); });
 
