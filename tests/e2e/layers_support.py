@@ -4,6 +4,7 @@ our `kernel-builder` in a temporary copy, serve them with `kernelhub serve` (`ke
 upload` as version 1) and run tiny_llama_client.py scenarios against that server."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -45,7 +46,11 @@ def build(kernel_builder, source: Path, destination: Path, *options, edit=None) 
     shutil.copytree(source, destination, ignore=shutil.ignore_patterns("build", "__pycache__"))
     if edit is not None:
         edit(destination)
-    result = run([kernel_builder, "build", destination, "--python", PYTHON, *options])
+    # A fixed unique id and ccache paths relative to the copy make a rebuild in another
+    # temporary folder a cache hit (about 60 s down to under 20 s for rmsnorm's two variants).
+    unique_id = "e2e" + hashlib.sha256(destination.name.encode()).hexdigest()[:10]
+    result = run([kernel_builder, "build", destination, "--python", PYTHON, "--unique-id",
+                  unique_id, *options], env={"CCACHE_BASEDIR": str(destination)})
     if result.returncode != 0:
         raise AssertionError(f"kernel-builder build {source.name} failed:\n{result.stderr}")
     return destination
