@@ -48,14 +48,20 @@ LABELS: dict = {}
 
 # Scenarios that call the reference `kernels` directly: its log records count as the package's.
 INTEROP: set = set()
+# Scenarios that register into the process-wide default mapping; every other one starts from
+# an empty mapping of its own context (a locked repository left in the shared mapping would
+# make later inheriting use_kernel_mapping calls fail in the reference).
+SHARED_DEFAULT: set = set()
 CURRENT = [""]  # the scenario running
 
 
-def scenario(group: str = "main", interop: bool = False):
+def scenario(group: str = "main", interop: bool = False, shared_default: bool = False):
     def register(fn):
         SCENARIOS[fn.__name__] = (group, fn)
         if interop:
             INTEROP.add(fn.__name__)
+        if shared_default:
+            SHARED_DEFAULT.add(fn.__name__)
         return fn
 
     return register
@@ -186,6 +192,7 @@ class StubRepo:
 
 
 LOADS: list = []
+ORIGINAL_CAPABILITY: list = []  # restored after every scenario
 
 
 def stub(label, **kwargs):
@@ -646,7 +653,7 @@ def mapping_failed_enter_leaks():
     return out
 
 
-@scenario()
+@scenario(shared_default=True)
 def mapping_threads():
     """Top-level registrations are seen by new threads; scoped mappings are not."""
     a, b = stub("th_a", factor=2.0), stub("th_b", factor=3.0)
@@ -668,6 +675,14 @@ def mapping_threads():
     t.start()
     t.join(60)
     results["after_worker_scope"] = probe("ThWorker", use_fallback=False)
+
+    def registering_worker():
+        PKG.register_kernel_mapping({"ThFromWorker": {"cpu": a}})
+
+    t = threading.Thread(target=registering_worker)
+    t.start()
+    t.join(60)
+    results["registered_in_worker"] = probe("ThFromWorker", use_fallback=False)
     with PKG.use_kernel_mapping({"ThScoped": {"cpu": b}}):
         results["main_in"] = [probe("ThTop"), probe("ThScoped")]
         t = threading.Thread(target=worker, args=("in_scope",))
@@ -1220,6 +1235,27 @@ def model_interop_reference_decorated():
     with PKG.use_kernel_mapping(_model_mapping(prefix)):
         res = attempt(lambda: PKG.kernelize(model, mode=PKG.Mode.INFERENCE) is model)
     return [res, _model_report(model, scale)]
+
+
+@scenario(interop=True)
+def interop_reference_repositories():
+    """The reference's repository objects in the package's mapping (repositories are duck
+    typed: load, eq, hash, str)."""
+    import kernels as reference
+
+    PKG.register_kernel_mapping({
+        "IrpL": {"cpu": reference.LocalLayerRepository(ROOT / "klayers", layer_name="Double")},
+        "IrpF": {"cpu": reference.LocalFuncRepository(ROOT / "klayers", func_name="triple")},
+        "IrpLocked": {"cpu": reference.LockedLayerRepository(
+            "org/kern", lockfile=ROOT / "good.lock", layer_name="L")},
+    })
+    fn = PKG.use_kernel_forward_from_hub("IrpF")(lambda x: x)
+    host = nn.Module()
+    host.f = fn
+    res = attempt(lambda: PKG.kernelize(host, mode=PKG.Mode.INFERENCE, device="cpu"))
+    return {"layer": probe("IrpL", use_fallback=False),
+            "func": [res if res[0] == "error" else "ok", describe(fn)],
+            "locked_in_context": attempt(lambda: PKG.use_kernel_mapping({}).__enter__())}
 
 
 @scenario(interop=True)
@@ -1823,9 +1859,19 @@ def run_one(fn, capture):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            if fn.__name__ not in SHARED_DEFAULT:
+                # an empty mapping set in this scenario's own context only
+                PKG.register_kernel_mapping({}, inherit_mapping=False)
+                if fn.__name__ in INTEROP and NAME != "kernels":
+                    importlib.import_module("kernels").register_kernel_mapping(
+                        {}, inherit_mapping=False)
             result = jsonable(fn())
         except Exception as exc:  # noqa: BLE001
             result = {"scenario crashed": error(exc), "traceback": traceback.format_exc()}
+        finally:
+            repos = sys.modules.get(f"{NAME}.layer.repos")
+            if repos is not None and ORIGINAL_CAPABILITY:
+                repos._find_capability = ORIGINAL_CAPABILITY[0]
     return {"result": result, "logs": list(capture.records),
             "warnings": [[w.category.__name__, str(w.message)] for w in caught]}
 
@@ -1845,6 +1891,9 @@ def main():
     make_lock_user_package(ROOT)
     make_dep_kernels(ROOT)
     PKG = importlib.import_module(NAME)
+    repos = attempt(layer_mod, ".repos")
+    if repos[0] == "ok":
+        ORIGINAL_CAPABILITY.append(repos[1]._find_capability)
     results = {}
     for name, (g, fn) in SCENARIOS.items():
         if g != group:
