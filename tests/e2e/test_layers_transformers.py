@@ -9,7 +9,8 @@ module's forward must be the kernel layer's, the kernel's ops must run (5 rms_no
 calls a forward) and the logits must equal the un-kernelized model's. The same through a
 kernels.lock written by `kernelhub lock`, and under torch.compile(fullgraph=True) with
 Mode.INFERENCE | Mode.TORCH_COMPILE. Each runs under kernelhub and under the reference `kernels`
-0.17.2 (kernels built by us must load in the reference). Finally `get_kernel_dep`:
+0.17.2 (kernels built by us must load in the reference); also CUDA capability ranges chosen
+for a simulated device (the real one is in test_layers_gpu.py). Finally `get_kernel_dep`:
 examples/dep-user declares examples/dep-base in kernel-depends and takes it from
 `get_kernel_dep` while it is imported (and a copy of it that uses only the reference's
 `from kernels import get_kernel_dep` loads under kernelhub too).
@@ -147,6 +148,17 @@ def test_torch_compile_fullgraph_of_the_kernelized_model(hub):
     assert_kernel_forwards(report, LAYERS)
     # Dynamo captured the kernel's ops in the one graph (their fake implementations traced).
     assert report["graph_calls"] == EXPECTED_CALLS
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_capability_ranges_on_a_simulated_device(hub, package):
+    # test_layers_gpu.py makes the same choice on a real GPU; here the capability probe says
+    # 8.6 and the model runs on the CPU. Only the [86, 86] range names layers the kernel has.
+    report = hub.scenario(package, "capability", repo_id=f"{ORG}/rmsnorm",
+                          simulated_capability=86)
+    assert report["capability"] == 86
+    assert_kernel_forwards(report, LAYERS)
+    assert report["calls"] == EXPECTED_CALLS
 
 
 @pytest.mark.parametrize("package, user", [

@@ -162,12 +162,23 @@ def scenario_compile(pkg, args):
 
 
 def scenario_capability(pkg, args):
-    """CUDA capability ranges on a real device: the range containing the device's capability
-    maps to the real layers; a wider range and a range beside it map to a layer name the kernel
-    does not have, which would fail the load if chosen."""
-    major, minor = torch.cuda.get_device_capability()
-    capability = major * 10 + minor
-    model, ids = build_model("cuda"), sample_input("cuda")
+    """CUDA capability ranges: the range holding exactly the device's capability maps to the
+    real layers; a wider range and a range above it map to a layer name the kernel does not
+    have, which would fail the load if chosen.
+
+    On a real device (the default) the model runs there. With "simulated_capability" the
+    package's capability probe is replaced and the model stays on the CPU, which the kernel's
+    variants serve too: only the mapping's choice looks at the device type."""
+    if "simulated_capability" in args:
+        capability = args["simulated_capability"]
+        repos = importlib.import_module(f"{pkg.__name__}.layer.repos")
+        repos._find_capability = lambda: capability
+        model_device = "cpu"
+    else:
+        major, minor = torch.cuda.get_device_capability()
+        capability = major * 10 + minor
+        model_device = "cuda"
+    model, ids = build_model(model_device), sample_input(model_device)
 
     def repository(layer):
         return pkg.LayerRepository(args["repo_id"], layer_name=layer, version=1)
