@@ -39,7 +39,9 @@ SCRIPT = Path(__file__).resolve().with_name("layer_scenarios.py")
 REFERENCE = "kernels"
 OURS = "kernelhub"
 
-pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason="needs the .venv with torch and kernels")
+_REFERENCE_INSTALLED = any((VENV_BIN.parent / "lib").glob("python3*/site-packages/kernels/__init__.py"))
+pytestmark = pytest.mark.skipif(not PYTHON.exists() or not _REFERENCE_INSTALLED,
+                                reason="needs the .venv with torch and kernels 0.17.2")
 
 # Keyword-only parameters kernelhub adds to a reference callable ("top.<name>" or
 # "layer.<name>"); any parameter difference not listed here fails the signature table.
