@@ -25,6 +25,7 @@ from ._variants import VariantAccepted, VariantRejected, decisions
 # kernels logs the outdated-version warning on `kernels._versions`; ours on the same spot of
 # our tree.
 _logger = logging.getLogger("kernelhub._versions")
+_trust_logger = logging.getLogger("kernelhub.hf_hub")
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -51,10 +52,17 @@ def _check_trust(repo_id: str, trust_remote_code) -> bool:
     return True
 
 
+_OFFLINE_TRUST = "because Hugging Face Hub is in offline mode"
+
+
 def _report(messages: list[str]) -> None:
+    """The core's warnings, each where kernels reports it: redirects as a UserWarning, the
+    offline trust notice on `hf_hub`, the outdated-version notice on `_versions`."""
     for message in messages:
         if "redirected to" in message:
             warnings.warn(message, UserWarning, stacklevel=4)
+        elif _OFFLINE_TRUST in message:
+            _trust_logger.warning(message)
         else:
             _logger.warning(message)
 
@@ -100,10 +108,16 @@ def _install(repo_id: str, *, version=None, revision=None, backend=None,
         # The reference takes only integer majors; "1" is "not found" there, a clear error here.
         raise ValueError(f"version must be an int (a v<N> branch), not {version!r}")
     cuda, rocm = _device(check_arch)
+    local_files_only = local_files_only or _offline()
+    if check_trust and local_files_only:
+        # Said before anything can fail, as kernels does; the core then has nothing to check.
+        _trust_logger.warning(f"Skipping publisher trust check for '{repo_id}' "
+                              f"{_OFFLINE_TRUST}.")
+        check_trust = False
     with translate_errors(repo_id):
         result = _kernelhub.install_hub_kernel(
             repo_id, version=version, revision=revision, backend=backend,
-            local_files_only=local_files_only or _offline(), check_trust=check_trust,
+            local_files_only=local_files_only, check_trust=check_trust,
             probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm,
             user_agent=user_agent_text(user_agent))
     _report(result["warnings"])
@@ -185,18 +199,10 @@ def _locked_locator(locks: KernelLocks, *, trust_remote_code, cache_only: bool,
         if commit is None:
             raise ValueError(f"Kernel dependency `{repo_id}` is not locked. Please lock it with "
                              "`kernels lock <project>` and then reinstall the project.")
-        try:
-            result = _install(repo_id, revision=commit, backend=backend,
-                              local_files_only=cache_only,
-                              check_trust=(not cache_only
-                                           and _check_trust(repo_id, trust_remote_code)),
-                              check_arch=False)
-        except FileNotFoundError as error:
-            if not cache_only:
-                raise
-            raise FileNotFoundError(
-                f"{error}\nThe locked kernel is not in the cache: run `kernelhub download "
-                "<project>` first") from None
+        result = _install(repo_id, revision=commit, backend=backend,
+                          local_files_only=cache_only,
+                          check_trust=_check_trust(repo_id, trust_remote_code),
+                          check_arch=False)
         return Path(result["variant_path"]), RepoInfo(repo_id, commit)
 
     return locate

@@ -26,8 +26,16 @@ class LockedDependency:
 
 
 @dataclass(frozen=True)
+class Lock:
+    """What a lock entry pins: the commit."""
+
+    commit: str
+
+
+@dataclass(frozen=True)
 class KernelLocks:
-    """Every entry of one kernels.lock: (dependency, commit) pairs in file order."""
+    """Every entry of one kernels.lock, in file order: a read-only mapping from the locked
+    dependency to its `Lock`, as kernels' KernelLocks is read (`locks[dep].commit`)."""
 
     entries: tuple[tuple[LockedDependency, str], ...]
 
@@ -37,17 +45,35 @@ class KernelLocks:
             (LockedDependency(e["repo_id"], e["version"], e["revision"]), e["commit"])
             for e in _kernelhub.read_kernel_lock(text, file_name)))
 
+    def __getitem__(self, dependency: LockedDependency) -> Lock:
+        for locked, commit in self.entries:
+            if locked == dependency:
+                return Lock(commit)
+        raise KeyError(dependency)
+
+    def __contains__(self, dependency) -> bool:
+        return any(locked == dependency for locked, _commit in self.entries)
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def keys(self) -> list[LockedDependency]:
+        return [locked for locked, _commit in self.entries]
+
+    def values(self) -> list[Lock]:
+        return [Lock(commit) for _locked, commit in self.entries]
+
+    def items(self) -> list[tuple[LockedDependency, Lock]]:
+        return [(locked, Lock(commit)) for locked, commit in self.entries]
+
     def first(self, repo_id: str) -> LockedDependency | None:
         for dependency, _commit in self.entries:
             if dependency.repo_id == repo_id:
                 return dependency
         return None
-
-    def commit_of(self, dependency: LockedDependency) -> str:
-        for locked, commit in self.entries:
-            if locked == dependency:
-                return commit
-        raise KeyError(dependency)
 
     def find_exact(self, repo_id: str, version: int | None,
                    revision: str | None) -> str | None:

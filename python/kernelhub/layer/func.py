@@ -6,7 +6,7 @@ import functools
 import logging
 from pathlib import Path
 from types import ModuleType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, Type
 
 from .layer import (
     _as_path,
@@ -16,6 +16,9 @@ from .layer import (
     use_kernel_forward_from_hub,
 )
 from .repos import RepositoryProtocol
+
+if TYPE_CHECKING:
+    from torch import nn
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +61,7 @@ class FuncRepository:
 
         return resolve_revision(self._repo_id, revision=self._revision, version=self._version)
 
-    def load(self):
+    def load(self) -> Type["nn.Module"]:
         from .._hub import get_kernel
 
         kernel = get_kernel(self._repo_id, revision=self._resolve_revision(),
@@ -88,7 +91,7 @@ class LocalFuncRepository:
         self._repo_path = repo_path
         self.func_name = func_name
 
-    def load(self):
+    def load(self) -> Type["nn.Module"]:
         from .._hub import get_local_kernel
 
         return _get_kernel_func(self, get_local_kernel(_as_path(self._repo_path)))
@@ -132,7 +135,7 @@ class LockedFuncRepository:
         self._trust_remote_code = _copied_trust(trust_remote_code)
         self.kernel_locks, self.kernel_dep = find_locked(repo_id, lockfile)
 
-    def load(self):
+    def load(self) -> Type["nn.Module"]:
         from .._hub import load_locked_tree
 
         kernel = load_locked_tree(self.kernel_locks, self.kernel_dep,
@@ -150,11 +153,11 @@ class LockedFuncRepository:
         return hash(self._key())
 
     def __str__(self) -> str:
-        return (f"`{self._repo_id}` (revision: {self.kernel_locks.commit_of(self.kernel_dep)}), "
+        return (f"`{self._repo_id}` (revision: {self.kernel_locks[self.kernel_dep].commit}), "
                 f"function `{self.func_name}`")
 
 
-def _get_kernel_func(repo: FuncRepositoryProtocol, kernel: ModuleType):
+def _get_kernel_func(repo: FuncRepositoryProtocol, kernel: ModuleType) -> Type["nn.Module"]:
     func = getattr(kernel, repo.func_name, None)
     if func is None:
         raise ValueError(f"Function `{repo.func_name}` not found in `{repo}`")

@@ -181,7 +181,7 @@ class LockedLayerRepository:
 
     def __str__(self) -> str:
         # The stray ")" is the reference's; messages that users match on keep it.
-        return (f"`{self._repo_id}` (revision: {self.kernel_locks.commit_of(self.kernel_dep)}), "
+        return (f"`{self._repo_id}` (revision: {self.kernel_locks[self.kernel_dep].commit}), "
                 f"layer `{self.layer_name}`)")
 
 
@@ -228,23 +228,28 @@ def use_kernel_forward_from_hub(
 def use_kernelized_func(*args: Callable):
     """Class decorator: attaches functions decorated with use_kernel_forward_from_hub to every
     instance (in `_kernel_funcs`, not as submodules) so kernelize finds them."""
-    for fn in args:
-        if not hasattr(fn, "kernel_layer_name"):
-            raise ValueError(
-                f"Function `{fn.__name__}` is not decorated with @use_kernel_forward_from_hub "
-                "and cannot be used with @use_kernelized_func")
 
     def decorator(cls):
+        for fn in args:
+            if not hasattr(fn, "kernel_layer_name"):
+                raise ValueError(
+                    f"Function `{fn.__name__}` is not decorated with @use_kernel_forward_from_hub "
+                    "and cannot be used with @use_kernelized_func")
         original_init = cls.__init__
 
-        def new_init(self, *init_args, **init_kwargs):
-            original_init(self, *init_args, **init_kwargs)
+        def new_init(self, *args_, **kwargs):
+            original_init(self, *args_, **kwargs)
             # Bypasses nn.Module.__setattr__: neither submodules nor parameters.
             funcs = self.__dict__.setdefault("_kernel_funcs", {})
             for fn in args:
                 key = getattr(fn, "__name__", None) or getattr(fn, "kernel_layer_name", None)
                 funcs[key] = fn
 
+        # The same signature as kernels' wrapper, (self, *args, **kwargs).
+        new_init.__signature__ = inspect.Signature([
+            inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+            inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+            inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
         cls.__init__ = new_init
         return cls
 
