@@ -13,7 +13,7 @@ apt_packages=(
   libcurl4-openssl-dev libssl-dev libelf-dev libgit2-dev pybind11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  libcpp-httplib-dev wrk nginx-light
+  libboost1.81-dev wrk nginx-light
 )
 
 missing=()

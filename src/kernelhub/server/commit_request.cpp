@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include <kernelhub/server/repo_id.hpp>
 
@@ -12,6 +11,25 @@ namespace kernelhub::server {
 namespace {
 
 using nlohmann::json;
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') {
+    return c - 'A';
+  }
+  if (c >= 'a' && c <= 'z') {
+    return c - 'a' + 26;
+  }
+  if (c >= '0' && c <= '9') {
+    return c - '0' + 52;
+  }
+  if (c == '+') {
+    return 62;
+  }
+  if (c == '/') {
+    return 63;
+  }
+  return -1;
+}
 
 // A string member of a JSON object, or nullopt when absent, null or not a string.
 std::optional<std::string> string_member(const json& object, const char* key) {
@@ -32,7 +50,7 @@ HubExpected<std::string> operation_path(const json& value, std::size_t line) {
 }
 
 HubExpected<CommitOperation> parse_operation(std::string_view key, const json& value,
-                                             std::size_t line) {
+                                             std::size_t line, const BlobSink& sink) {
   if (key == "file") {
     const std::string path = KH_HUB_TRY(operation_path(value, line));
     const auto encoding = string_member(value, "encoding").value_or("base64");
@@ -47,11 +65,17 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
       return bad_request(
           fmt::format("commit line {}: \"content\" of \"{}\" is not valid base64", line, path));
     }
-    return CommitOperation{CommitOperation::Kind::add_file, path, std::move(*decoded)};
+    CommitOperation added{CommitOperation::Kind::add_file, path, {}, {}, decoded->size()};
+    if (sink) {
+      added.blob_id = KH_HUB_TRY(sink(*decoded));
+    } else {
+      added.content = std::move(*decoded);
+    }
+    return added;
   }
   if (key == "deletedFile") {
     return CommitOperation{CommitOperation::Kind::delete_file,
-                           KH_HUB_TRY(operation_path(value, line)), {}};
+                           KH_HUB_TRY(operation_path(value, line)), {}, {}, 0};
   }
   if (key == "deletedFolder") {
     auto path = string_member(value, "path");
@@ -62,7 +86,7 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
       return bad_request(fmt::format("commit line {}: \"path\" must be a string", line));
     }
     KH_HUB_TRY(check_repo_path(*path));
-    return CommitOperation{CommitOperation::Kind::delete_folder, *path, {}};
+    return CommitOperation{CommitOperation::Kind::delete_folder, *path, {}, {}, 0};
   }
   if (key == "lfsFile") {
     return bad_request(fmt::format(
@@ -76,36 +100,50 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
 }  // namespace
 
 std::optional<std::string> decode_base64(std::string_view text) {
-  std::string clean;
-  clean.reserve(text.size());
-  for (const char c : text) {
-    if (c != '\n' && c != '\r' && c != ' ' && c != '\t') {
-      clean.push_back(c);
+  // RFC 4648 §4 strictly (§3.3, §3.5): only the base alphabet, whole quanta of four, `=` only
+  // as the last one or two characters, and pad bits zero. OpenSSL's EVP_DecodeBlock accepted
+  // "====" (a size underflow), "A===" (an empty file) and "QQ==QUJD" (padding mid-text).
+  if (text.size() % 4 != 0) {
+    return std::nullopt;
+  }
+  std::size_t padding = 0;
+  if (!text.empty() && text.back() == '=') {
+    padding = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : 1;
+  }
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  std::uint32_t quantum = 0;
+  for (std::size_t i = 0; i < text.size() - padding; ++i) {
+    const int value = base64_value(text[i]);
+    if (value < 0) {
+      return std::nullopt;
+    }
+    quantum = (quantum << 6) | static_cast<std::uint32_t>(value);
+    if (i % 4 == 3) {
+      out.push_back(static_cast<char>(quantum >> 16));
+      out.push_back(static_cast<char>((quantum >> 8) & 0xff));
+      out.push_back(static_cast<char>(quantum & 0xff));
+      quantum = 0;
     }
   }
-  if (clean.size() % 4 != 0) {
-    return std::nullopt;
+  if (padding == 2) {
+    // "xx==": 12 bits, one byte and 4 pad bits.
+    if ((quantum & 0xf) != 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>(quantum >> 4));
+  } else if (padding == 1) {
+    // "xxx=": 18 bits, two bytes and 2 pad bits.
+    if ((quantum & 0x3) != 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>(quantum >> 10));
+    out.push_back(static_cast<char>((quantum >> 2) & 0xff));
   }
-  std::string out(clean.size() / 4 * 3, '\0');
-  if (clean.empty()) {
-    return std::string();
-  }
-  const int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(clean.data()),
-                                      static_cast<int>(clean.size()));
-  if (written < 0) {
-    return std::nullopt;
-  }
-  // EVP_DecodeBlock counts the padding as zero bytes; drop one byte per '='.
-  std::size_t size = static_cast<std::size_t>(written);
-  for (std::size_t i = clean.size(); i > 0 && clean[i - 1] == '='; --i) {
-    --size;
-  }
-  out.resize(size);
   return out;
 }
 
-HubExpected<CommitRequest> parse_commit_request(std::string_view body) {
+HubExpected<CommitRequest> parse_commit_request(std::string_view body, const BlobSink& sink) {
   CommitRequest request;
   bool seen_header = false;
   std::size_t line_number = 0;
@@ -142,7 +180,7 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body) {
     if (key == "header") {
       return bad_request(fmt::format("commit line {}: a second header", line_number));
     }
-    request.operations.push_back(KH_HUB_TRY(parse_operation(key, value, line_number)));
+    request.operations.push_back(KH_HUB_TRY(parse_operation(key, value, line_number, sink)));
   }
   if (!seen_header) {
     return bad_request("commit body is empty: expected a \"header\" line");

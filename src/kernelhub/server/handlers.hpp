@@ -41,7 +41,7 @@ HubExpected<HttpResponse> validate_yaml(Context& ctx);
 
 // Shared by both: the repository for a read (a model id falls back to the kernel repo of the
 // same name, as `kernels benchmark` asks for models), with private repos hidden from callers
-// without a valid token (401 RepoNotFound).
+// without a valid token (the 404 RepoNotFound of a missing one).
 HubExpected<OpenRepository> open_for_read(Context& ctx, const RepoId& id, RepoId* served = nullptr);
 // A token from the token file in `Authorization: Bearer`, or the 401/403 to answer.
 HubExpected<void> require_write_token(const Context& ctx);

@@ -1,16 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one file that knows cpp-httplib: it turns httplib requests into HttpRequest, runs the
-// HubRouter and writes its HttpResponse back.
+// The one file that knows Boost.Beast and Asio: an event-driven HTTP/1.1 server that turns
+// requests into HttpRequest, asks the HubRouter whether to read the body at all, runs it and
+// writes its HttpResponse back.
+//
+// Why not cpp-httplib (used until issue 12): it gives every connection a pool thread and reads
+// with blocking calls, so 32 idle keep-alive sockets or 40 clients dripping one header byte at
+// a time held every thread and locked everyone else out, SIGTERM waited on them, and it read
+// a whole body before any handler could look at the token. Here a connection waiting for bytes
+// holds no thread: each one is a socket, a parser and a deadline, and the pool threads only
+// run handlers.
 #include <kernelhub/server/http_server.hpp>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <csignal>
-#include <ctime>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <variant>
+#include <vector>
 
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <kernelhub/server/hub_router.hpp>
 
@@ -18,212 +42,622 @@ namespace kernelhub::server {
 
 namespace {
 
-// Keep connections open for the client's pooled connections and for load tests.
-constexpr std::size_t k_keep_alive_requests = 10000;
-constexpr time_t k_keep_alive_seconds = 30;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace fs = std::filesystem;
+using tcp = asio::ip::tcp;
 
-HttpRequest to_request(const httplib::Request& raw, const std::string& fallback_base) {
-  HttpRequest request;
-  request.method = raw.method;
-  // The raw target: httplib's `path` is already decoded, which would turn "%2F" into "/".
-  request.target = raw.target;
-  for (const auto& [name, value] : raw.headers) {
-    std::string lower = name;
-    for (char& c : lower) {
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+// How often a request may look at config.toml's and the token file's stamps.
+constexpr std::chrono::milliseconds k_settings_check_interval{1000};
+// After an answer to a request whose body was not read (a refused write), the connection is
+// closed; the bytes the client is still sending are read and dropped for a short while first,
+// so the close does not reset the connection before the client has read the answer.
+constexpr std::chrono::seconds k_linger_time{2};
+constexpr std::size_t k_linger_bytes = std::size_t{1} << 20;
+constexpr std::size_t k_read_chunk = 16 << 10;
+// When accept() fails for want of descriptors, try again after this rather than spin.
+constexpr std::chrono::milliseconds k_accept_backoff{50};
+
+// Counts connections in all and per IP address, so one peer cannot take every slot.
+class ConnectionCounter {
+ public:
+  ConnectionCounter(std::size_t max_total, std::size_t max_per_peer)
+      : m_max_total(max_total), m_max_per_peer(max_per_peer) {}
+
+  bool try_add(const std::string& peer) {
+    std::lock_guard lock(m_mutex);
+    std::size_t& count = m_per_peer[peer];
+    if (m_total >= m_max_total || count >= m_max_per_peer) {
+      if (count == 0) {
+        m_per_peer.erase(peer);
+      }
+      return false;
     }
-    request.headers.emplace_back(std::move(lower), value);
+    ++count;
+    ++m_total;
+    return true;
   }
-  request.body = raw.body;
-  const std::string host = raw.get_header_value("Host");
-  request.base_url = host.empty() ? fallback_base : "http://" + host;
-  return request;
+
+  void remove(const std::string& peer) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_per_peer.find(peer);
+    if (it != m_per_peer.end() && --it->second == 0) {
+      m_per_peer.erase(it);
+    }
+    --m_total;
+  }
+
+ private:
+  std::mutex m_mutex;
+  std::size_t m_max_total;
+  std::size_t m_max_per_peer;
+  std::size_t m_total = 0;
+  std::map<std::string, std::size_t> m_per_peer;
+};
+
+// What every connection shares; outlives them all (serve() destroys the io_context first).
+struct ServerState {
+  HubRouter& router;
+  ServerLimits limits;
+  ConnectionCounter& connections;
+  fs::path spool_dir;
+  std::string fallback_base;
+};
+
+// A commit body spooled to disk and mapped back read-only: the router sees one string_view,
+// and the pages are file-backed (the kernel may drop and re-read them) rather than heap that
+// must stay resident. Unlinked when dropped.
+class SpoolFile {
+ public:
+  SpoolFile() = default;
+  SpoolFile(const SpoolFile&) = delete;
+  SpoolFile& operator=(const SpoolFile&) = delete;
+  ~SpoolFile() { reset(); }
+
+  // A new empty file in `dir`; its path is path().
+  bool create(const fs::path& dir) {
+    reset();
+    std::string pattern = (dir / "body-XXXXXX").string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0) {
+      return false;
+    }
+    ::close(fd);
+    m_path = pattern;
+    return true;
+  }
+
+  const fs::path& path() const { return m_path; }
+
+  bool map() {
+    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return false;
+    }
+    struct stat info {};
+    const bool sized = ::fstat(fd, &info) == 0;
+    m_size = sized ? static_cast<std::size_t>(info.st_size) : 0;
+    if (sized && m_size > 0) {
+      void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+      m_data = data == MAP_FAILED ? nullptr : static_cast<const char*>(data);
+      if (m_data != nullptr) {
+        ::madvise(const_cast<char*>(m_data), m_size, MADV_SEQUENTIAL);
+      }
+    }
+    ::close(fd);
+    return sized && (m_size == 0 || m_data != nullptr);
+  }
+
+  std::string_view view() const { return m_data == nullptr ? "" : std::string_view(m_data, m_size); }
+
+  void reset() {
+    if (m_data != nullptr) {
+      ::munmap(const_cast<char*>(m_data), m_size);
+      m_data = nullptr;
+    }
+    if (!m_path.empty()) {
+      std::error_code ec;
+      fs::remove(m_path, ec);
+      m_path.clear();
+    }
+    m_size = 0;
+  }
+
+ private:
+  fs::path m_path;
+  const char* m_data = nullptr;
+  std::size_t m_size = 0;
+};
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
 }
 
-void write_response(const httplib::Request& raw, HttpResponse response, httplib::Response& out) {
-  // Ranges are applied by the router (byte_range.hpp); httplib would cut the body a second
-  // time, and also cut error bodies, so its parsed copy is dropped. The Request object is not
-  // const where httplib owns it.
-  const_cast<httplib::Request&>(raw).ranges.clear();
-  out.status = response.status;
-  for (auto& [name, value] : response.headers) {
-    out.set_header(name, value);
-  }
-  if (!response.has_stream) {
-    out.set_content(std::move(response.body), response.content_type);
-    return;
-  }
-  if (response.stream_size == 0) {
-    out.set_header("Content-Type", response.content_type);
-    return;  // httplib then sends Content-Length: 0
-  }
-  const char* data = response.stream_data;
-  auto owner = response.stream_owner;
-  out.set_content_provider(
-      response.stream_size, response.content_type,
-      [data, owner](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        // Only a HEAD has no data, and httplib never asks a HEAD for its body.
-        return data != nullptr && sink.write(data + offset, length);
-      });
-}
+// One connection: read a head, decide, maybe read the body, answer, and again while the
+// client keeps the connection alive. Every step runs on the connection's strand and under a
+// deadline of beast::tcp_stream, which closes the socket when it passes.
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, ServerState& state, std::string peer)
+      : m_stream(std::move(socket)), m_state(state), m_peer(std::move(peer)) {}
 
-bool has_body(const httplib::Request& raw) {
-  const std::string length = raw.get_header_value("Content-Length");
-  return (!length.empty() && length != "0") || raw.has_header("Transfer-Encoding");
-}
+  ~Session() { m_state.connections.remove(m_peer); }
 
-// Waits for SIGINT or SIGTERM (blocked in every thread, so only this one sees them) and stops
-// the server; returns when `done` is set.
-void watch_signals(httplib::Server& server, const std::atomic<bool>& done) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  const timespec tick{0, 200'000'000};
-  while (!done.load()) {
-    if (sigtimedwait(&signals, nullptr, &tick) > 0) {
-      server.stop();
+  void start() { read_head(); }
+
+ private:
+  enum class BodyState { read, unread };
+
+  std::chrono::seconds transfer_time(std::uint64_t bytes) const {
+    const auto& limits = m_state.limits;
+    const std::uint64_t rate = std::max<std::uint64_t>(limits.min_rate_bytes, 1);
+    return limits.transfer_timeout + std::chrono::seconds(bytes / rate);
+  }
+
+  void read_head() {
+    m_version = 11;
+    m_keep_alive = false;
+    m_is_head = false;
+    m_head.emplace();
+    m_head->header_limit(static_cast<std::uint32_t>(m_state.limits.max_head_bytes));
+    // Beast refuses a Content-Length over its default body limit while parsing the head; the
+    // router's plan sets the real limit once the head is read (a 401 comes before a 413).
+    m_head->body_limit(boost::none);
+    if (!m_first_request && m_buffer.size() == 0) {
+      // Between requests: wait (idle) for the first byte, then the head has its own deadline.
+      m_stream.expires_after(m_state.limits.idle_timeout);
+      m_stream.async_read_some(
+          m_buffer.prepare(k_read_chunk),
+          [self = shared_from_this()](beast::error_code ec, std::size_t length) {
+            if (ec) {
+              self->close();
+              return;
+            }
+            self->m_buffer.commit(length);
+            self->read_rest_of_head();
+          });
       return;
     }
+    read_rest_of_head();
+  }
+
+  void read_rest_of_head() {
+    m_stream.expires_after(m_state.limits.head_timeout);
+    http::async_read_header(m_stream, m_buffer, *m_head,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              self->on_head(ec);
+                            });
+  }
+
+  void on_head(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == beast::error::timeout || ec == asio::error::operation_aborted ||
+        ec == asio::error::connection_reset) {
+      // The client left, or sent too little in time (the deadline already closed the socket).
+      close();
+      return;
+    }
+    if (ec == http::error::header_limit) {
+      refuse(431, fmt::format("request head larger than {} bytes",
+                              m_state.limits.max_head_bytes));
+      return;
+    }
+    if (ec) {
+      // Every framing error lands here: two different Content-Length values, a negative or
+      // non-numeric one, Content-Length with chunked, a malformed line. A proxy in front
+      // may have read the framing otherwise, so nothing of it is trusted: 400 and close.
+      refuse(400, fmt::format("malformed request: {}", ec.message()));
+      return;
+    }
+    const auto& head = m_head->get();
+    m_version = head.version();
+    m_keep_alive = head.keep_alive();
+    m_is_head = head.method() == http::verb::head;
+    m_request = HttpRequest{};
+    m_request.method = std::string(head.method_string());
+    m_request.target = std::string(head.target());
+    for (const auto& field : head) {
+      m_request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+    }
+    const auto host = head.find(http::field::host);
+    m_request.base_url = host == head.end() || host->value().empty()
+                             ? m_state.fallback_base
+                             : "http://" + std::string(host->value());
+
+    const bool has_body = !m_head->is_done();
+    const auto plan = m_state.router.admit(m_request);
+    if (!plan) {
+      answer(error_response(plan.error()), has_body ? BodyState::unread : BodyState::read);
+      return;
+    }
+    if (!has_body) {
+      handle();
+      return;
+    }
+    const auto length = m_head->content_length();
+    if (length && *length > plan->limit) {
+      answer(error_response(HubError{413, "",
+                                     fmt::format("request body too large: {} bytes, the limit "
+                                                 "here is {}",
+                                                 *length, plan->limit)}),
+             BodyState::unread);
+      return;
+    }
+    const auto expect = head.find(http::field::expect);
+    const bool wants_continue =
+        expect != head.end() && lower(expect->value()) == "100-continue";
+    m_body_plan = *plan;
+    m_body_length = length.value_or(plan->limit);
+    if (!wants_continue) {
+      read_body();
+      return;
+    }
+    auto interim = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
+                                                                      m_version);
+    m_stream.expires_after(m_state.limits.transfer_timeout);
+    http::async_write(m_stream, *interim,
+                      [self = shared_from_this(), interim](beast::error_code ec, std::size_t) {
+                        if (ec) {
+                          self->close();
+                          return;
+                        }
+                        self->read_body();
+                      });
+  }
+
+  void read_body() {
+    m_stream.expires_after(transfer_time(m_body_length));
+    const auto done = [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->on_body(ec);
+    };
+    if (m_body_plan.storage == HubRouter::BodyPlan::Storage::file) {
+      if (!m_spool.create(m_state.spool_dir)) {
+        answer(error_response(HubError{500, "", "cannot create a file for the request body"}),
+               BodyState::unread);
+        return;
+      }
+      m_file_body.emplace(std::move(*m_head));
+      m_file_body->body_limit(m_body_plan.limit);
+      beast::error_code ec;
+      m_file_body->get().body().open(m_spool.path().c_str(), beast::file_mode::write, ec);
+      if (ec) {
+        answer(error_response(HubError{500, "", fmt::format("cannot write the request body: {}",
+                                                            ec.message())}),
+               BodyState::unread);
+        return;
+      }
+      http::async_read(m_stream, m_buffer, *m_file_body, done);
+      return;
+    }
+    m_string_body.emplace(std::move(*m_head));
+    m_string_body->body_limit(m_body_plan.limit);
+    http::async_read(m_stream, m_buffer, *m_string_body, done);
+  }
+
+  void on_body(beast::error_code ec) {
+    if (ec == http::error::body_limit) {
+      answer(error_response(HubError{413, "",
+                                     fmt::format("request body too large: the limit here is {} "
+                                                 "bytes",
+                                                 m_body_plan.limit)}),
+             BodyState::unread);
+      return;
+    }
+    if (ec) {
+      // A client that left or stalled past its deadline gets nothing; a broken chunked
+      // framing gets 400.
+      if (ec.category() == http::make_error_code(http::error::bad_chunk).category()) {
+        refuse(400, fmt::format("malformed request body: {}", ec.message()));
+      } else {
+        close();
+      }
+      return;
+    }
+    if (m_file_body) {
+      m_file_body->get().body().close();
+      m_file_body.reset();
+      if (!m_spool.map()) {
+        answer(error_response(HubError{500, "", "cannot read the spooled request body"}),
+               BodyState::read);
+        return;
+      }
+      m_request.body = m_spool.view();
+    } else if (m_string_body) {
+      m_request.body = m_string_body->get().body();
+    }
+    handle();
+  }
+
+  void handle() {
+    m_stream.expires_never();
+    HttpResponse response;
+    try {
+      response = m_state.router.handle(m_request);
+    } catch (const std::exception& error) {
+      response = error_response(HubError{500, "", fmt::format("internal error: {}", error.what())});
+    } catch (...) {
+      response = error_response(HubError{500, "", "internal error"});
+    }
+    answer(std::move(response), BodyState::read);
+  }
+
+  // A transport-level refusal: the request cannot be trusted, so the connection ends.
+  void refuse(int status, std::string message) {
+    m_keep_alive = false;
+    answer(error_response(HubError{status, "", std::move(message)}), BodyState::unread);
+  }
+
+  template <typename Body>
+  void fill_head(http::response<Body>& out, const HttpResponse& response, bool keep_alive) {
+    out.result(static_cast<unsigned>(response.status));
+    out.version(m_version == 10 ? 10 : 11);
+    for (const auto& [name, value] : response.headers) {
+      out.insert(name, value);
+    }
+    out.set(http::field::content_type, response.content_type);
+    out.keep_alive(keep_alive);
+  }
+
+  void answer(HttpResponse response, BodyState body) {
+    // An unread body leaves the connection's framing unknown: answer, then close.
+    const bool keep_alive = m_keep_alive && body == BodyState::read;
+    const std::uint64_t size = response.has_stream ? response.stream_size : response.body.size();
+    m_stream.expires_after(transfer_time(size));
+    const auto written = [self = shared_from_this(), keep_alive, body](beast::error_code ec,
+                                                                       std::size_t) {
+      self->on_written(ec, keep_alive, body);
+    };
+    m_stream_owner = response.stream_owner;
+    if (m_is_head || (response.has_stream && response.stream_data == nullptr)) {
+      auto out = std::make_shared<http::response<http::empty_body>>();
+      fill_head(*out, response, keep_alive);
+      out->content_length(size);
+      m_answer = out;
+      http::async_write(m_stream, *out, written);
+      return;
+    }
+    if (response.has_stream) {
+      auto out = std::make_shared<http::response<http::span_body<const char>>>();
+      fill_head(*out, response, keep_alive);
+      out->body() = {response.stream_data, static_cast<std::size_t>(response.stream_size)};
+      out->prepare_payload();
+      m_answer = out;
+      http::async_write(m_stream, *out, written);
+      return;
+    }
+    auto out = std::make_shared<http::response<http::string_body>>();
+    fill_head(*out, response, keep_alive);
+    out->body() = std::move(response.body);
+    out->prepare_payload();
+    m_answer = out;
+    http::async_write(m_stream, *out, written);
+  }
+
+  void on_written(beast::error_code ec, bool keep_alive, BodyState body) {
+    m_answer.reset();
+    m_stream_owner.reset();
+    m_spool.reset();
+    m_string_body.reset();
+    m_file_body.reset();
+    m_request = HttpRequest{};
+    if (ec) {
+      close();
+      return;
+    }
+    if (keep_alive) {
+      m_first_request = false;
+      read_head();
+      return;
+    }
+    if (body == BodyState::unread) {
+      linger();
+      return;
+    }
+    close();
+  }
+
+  void linger() {
+    beast::error_code ignored;
+    m_stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    m_stream.expires_after(k_linger_time);
+    m_buffer.consume(m_buffer.size());
+    drain();
+  }
+
+  void drain() {
+    m_stream.async_read_some(m_buffer.prepare(k_read_chunk),
+                             [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                               self->m_drained += n;
+                               if (ec || self->m_drained > k_linger_bytes) {
+                                 self->close();
+                                 return;
+                               }
+                               self->drain();
+                             });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    m_stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    m_stream.close();
+  }
+
+  beast::tcp_stream m_stream;
+  ServerState& m_state;
+  std::string m_peer;
+  beast::flat_buffer m_buffer;
+  std::optional<http::request_parser<http::empty_body>> m_head;
+  std::optional<http::request_parser<http::string_body>> m_string_body;
+  std::optional<http::request_parser<http::file_body>> m_file_body;
+  HubRouter::BodyPlan m_body_plan;
+  std::uint64_t m_body_length = 0;
+  SpoolFile m_spool;
+  HttpRequest m_request;
+  unsigned m_version = 11;
+  bool m_keep_alive = false;
+  bool m_is_head = false;
+  bool m_first_request = true;
+  std::size_t m_drained = 0;
+  // The answer being written and what its bytes belong to, alive until the write ends.
+  std::shared_ptr<void> m_answer;
+  std::shared_ptr<const void> m_stream_owner;
+};
+
+constexpr std::string_view k_too_many =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    "Connection: close\r\nContent-Length: 53\r\n\r\n"
+    "{\"error\":\"too many connections from this address\"}\r\n";
+
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(asio::io_context& io, tcp::acceptor& acceptor, ServerState& state)
+      : m_io(io), m_acceptor(acceptor), m_state(state), m_backoff(io) {}
+
+  void accept() {
+    m_acceptor.async_accept(asio::make_strand(m_io), [self = shared_from_this()](
+                                                         beast::error_code ec, tcp::socket socket) {
+      self->on_accept(ec, std::move(socket));
+    });
+  }
+
+ private:
+  void on_accept(beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !m_acceptor.is_open()) {
+      return;
+    }
+    if (ec) {
+      // Out of descriptors (EMFILE) or memory: wait a little instead of spinning on accept.
+      m_backoff.expires_after(k_accept_backoff);
+      m_backoff.async_wait([self = shared_from_this()](beast::error_code) { self->accept(); });
+      return;
+    }
+    beast::error_code peer_ec;
+    const auto remote = socket.remote_endpoint(peer_ec);
+    const std::string peer = peer_ec ? std::string("?") : remote.address().to_string();
+    if (!m_state.connections.try_add(peer)) {
+      // A fresh socket's send buffer is empty, so this short answer never blocks.
+      socket.non_blocking(true, peer_ec);
+      socket.write_some(asio::buffer(k_too_many.data(), k_too_many.size()), peer_ec);
+      socket.shutdown(tcp::socket::shutdown_both, peer_ec);
+      socket.close(peer_ec);
+    } else {
+      // Small answers leave at once rather than wait for the client's delayed ACK.
+      socket.set_option(tcp::no_delay(true), peer_ec);
+      std::make_shared<Session>(std::move(socket), m_state, peer)->start();
+    }
+    accept();
+  }
+
+  asio::io_context& m_io;
+  tcp::acceptor& m_acceptor;
+  ServerState& m_state;
+  asio::steady_timer m_backoff;
+};
+
+// 1,000 slow clients need 1,000 descriptors: take what the hard limit allows.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
   }
 }
 
 }  // namespace
 
 util::Expected<void> serve(ServerSettings settings, const ListenAddress& address,
-                           const std::function<void(const std::string& url)>& on_listening) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  const std::size_t threads = settings.threads;
-  const std::size_t max_body = settings.max_body_bytes;
+                           const std::function<void(const std::string& url)>& on_listening,
+                           const std::function<void(const std::string& message)>& log) {
+  raise_descriptor_limit();
+  const std::size_t threads = std::max<std::size_t>(settings.threads, 1);
+  const ServerLimits limits = settings.limits;
+  const fs::path spool_dir = settings.root / ".kernelhub-spool";
   HubRouter router(std::move(settings));
-  httplib::Server server;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server.set_payload_max_length(max_body);
-  server.set_keep_alive_max_count(k_keep_alive_requests);
-  server.set_keep_alive_timeout(k_keep_alive_seconds);
-  // httplib writes a streamed answer's headers and body in separate sends; with Nagle on, a
-  // keep-alive client's delayed ACK then holds each small answer for ~40 ms (wrk measured
-  // ~350 requests/s on a 4 KiB resolve). Small answers must leave at once.
-  server.set_tcp_nodelay(true);
-
-  std::string base_url;
-  const auto handle = [&router, &base_url](const httplib::Request& raw, httplib::Response& out) {
-    write_response(raw, router.handle(to_request(raw, base_url)), out);
-  };
-  // Reads without a body are answered before httplib's regex routing; anything with a body
-  // goes through the content-reader handlers below, which read (drain) it in full first.
-  server.set_pre_routing_handler([&handle](const httplib::Request& raw, httplib::Response& out) {
-    if ((raw.method == "GET" || raw.method == "HEAD") && !has_body(raw)) {
-      handle(raw, out);
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  // A content reader, rather than httplib's own body reading, because httplib caps
-  // form-urlencoded bodies at 8 KiB (curl's default type for -d) and would hand a multipart
-  // body to callbacks we do not have.
-  const auto handle_body = [&router, &base_url](const httplib::Request& raw,
-                                                httplib::Response& out,
-                                                const httplib::ContentReader& reader) {
-    std::string body;
-    bool read = false;
-    if (raw.is_multipart_form_data()) {
-      reader([](const httplib::MultipartFormData&) { return true; },
-             [](const char*, std::size_t) { return true; });
-      write_response(raw, error_response(HubError{415, "", "multipart bodies are not accepted"}),
-                     out);
-      return;
-    }
-    read = reader([&body](const char* data, std::size_t length) {
-      body.append(data, length);
-      return true;
-    });
-    if (!read) {
-      // httplib has set 413 (and skipped the body) or 400 (a broken body).
-      const int status = out.status == 413 ? 413 : 400;
-      write_response(raw,
-                     error_response(HubError{status, "",
-                                             status == 413 ? "request body too large"
-                                                           : "request body could not be read"}),
-                     out);
-      return;
-    }
-    HttpRequest request = to_request(raw, base_url);
-    request.body = body;
-    write_response(raw, router.handle(request), out);
-  };
-  const std::string any_path = R"([\s\S]*)";
-  server.Get(any_path, handle);
-  server.Post(any_path, handle_body);
-  server.Put(any_path, handle_body);
-  server.Delete(any_path, handle_body);
-  server.Patch(any_path, handle_body);
-  server.Options(any_path, handle);
-  // The same methods without a body (a DELETE often has none) skip the content readers.
-  server.Post(any_path, handle);
-  server.Put(any_path, handle);
-  server.Delete(any_path, handle);
-  server.Patch(any_path, handle);
-  server.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& out, std::exception_ptr error) {
-        std::string message = "internal error";
-        try {
-          std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          message = fmt::format("internal error: {}", e.what());
-        } catch (...) {
-        }
-        HttpResponse response = error_response(HubError{500, "", message});
-        out.status = 500;
-        for (auto& [name, value] : response.headers) {
-          out.set_header(name, value);
-        }
-        out.set_content(response.body, response.content_type);
-      });
-  // httplib's own refusals (413 body too large, 400 unreadable request) get the Hub's JSON
-  // form too; answers the router made already have a body and are left alone.
-  const httplib::Server::HandlerWithResponse json_errors = [](const httplib::Request&,
-                                                             httplib::Response& out) {
-    if (!out.body.empty() || out.content_provider_) {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    const std::string message = out.status == 413
-                                    ? "request body too large"
-                                    : fmt::format("request refused ({})", out.status);
-    HttpResponse response = error_response(HubError{out.status, "", message});
-    for (auto& [name, value] : response.headers) {
-      out.set_header(name, value);
-    }
-    out.set_content(response.body, response.content_type);
-    return httplib::Server::HandlerResponse::Handled;
-  };
-  server.set_error_handler(json_errors);
-
-  int port = address.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(address.host);
-    if (port < 0) {
-      return util::fail(fmt::format("cannot listen on {}: no free port", address.host));
-    }
-  } else if (!server.bind_to_port(address.host, port)) {
-    return util::fail(fmt::format("cannot listen on {}:{}", address.host, port));
+  const auto leftovers = router.store().remove_leftovers();
+  if (leftovers.count > 0) {
+    log(fmt::format("removed {} leftover temporary file(s) of an earlier run ({} bytes)",
+                    leftovers.count, leftovers.bytes));
   }
-  base_url = fmt::format("http://{}:{}", address.host, port);
+  std::error_code fs_ec;
+  // Bodies spooled by a run that was killed are dropped with their folder.
+  fs::remove_all(spool_dir, fs_ec);
+  fs::create_directories(spool_dir, fs_ec);
+  if (fs_ec) {
+    return util::fail(fmt::format("cannot create \"{}\": {}", spool_dir.string(),
+                                  fs_ec.message()));
+  }
+  router.watch_settings(k_settings_check_interval, log);
+  ConnectionCounter connections(limits.max_connections, limits.max_connections_per_peer);
+  ServerState state{router, limits, connections, spool_dir, ""};
+
+  // Declared after everything its handlers point at, so it is destroyed (with the sessions
+  // its pending handlers own) before them.
+  asio::io_context io(static_cast<int>(threads));
+  tcp::acceptor acceptor(io);
+  beast::error_code ec;
+  const auto ip = asio::ip::make_address(address.host, ec);
+  if (ec) {
+    return util::fail(fmt::format("cannot listen on \"{}\": not an IP address", address.host));
+  }
+  const tcp::endpoint endpoint(ip, static_cast<unsigned short>(address.port));
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) {
+    acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    acceptor.bind(endpoint, ec);
+  }
+  if (!ec) {
+    acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  }
+  if (ec) {
+    return util::fail(fmt::format("cannot listen on {}:{}: {}", address.host, address.port,
+                                  ec.message()));
+  }
+  const auto bound = acceptor.local_endpoint();
+  const std::string host = bound.address().is_v6() ? fmt::format("[{}]", address.host)
+                                                   : address.host;
+  const std::string base_url = fmt::format("http://{}:{}", host, bound.port());
+  state.fallback_base = base_url;
+
+  asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  std::function<void(beast::error_code, int)> on_signal = [&](beast::error_code signal_ec,
+                                                               int number) {
+    if (signal_ec) {
+      return;
+    }
+    if (number == SIGHUP) {
+      const auto reloaded = router.reload(HubRouter::Reload::always);
+      log(reloaded ? "settings reloaded (SIGHUP)"
+                   : fmt::format("settings not reloaded, the previous ones stay in force: {}",
+                                 reloaded.error().message));
+      signals.async_wait(on_signal);
+      return;
+    }
+    // Stop at once: connections waiting on clients are simply dropped; a handler already
+    // running (a commit) finishes its git work before its thread leaves run().
+    beast::error_code ignored;
+    acceptor.close(ignored);
+    io.stop();
+  };
+  signals.async_wait(on_signal);
+
+  std::make_shared<Listener>(io, acceptor, state)->accept();
   on_listening(base_url);
 
-  std::atomic<bool> done{false};
-  std::thread watcher([&server, &done] { watch_signals(server, done); });
-  const bool listened = server.listen_after_bind();
-  done = true;
-  watcher.join();
-  if (!listened && server.is_running()) {
-    return util::fail("the server stopped with an error");
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (std::size_t i = 1; i < threads; ++i) {
+    pool.emplace_back([&io] { io.run(); });
   }
+  io.run();
+  for (auto& thread : pool) {
+    thread.join();
+  }
+  fs::remove_all(spool_dir, fs_ec);
   return {};
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/server/hub_router.hpp>
 
+#include <algorithm>
 #include <span>
 
 #include <fmt/format.h>
@@ -12,6 +13,11 @@ namespace kernelhub::server {
 namespace {
 
 using Segments = std::span<const std::string>;
+
+// Reads carry no body the server uses; a client may still send a small one.
+constexpr std::uint64_t k_max_read_body = std::uint64_t{64} << 10;
+// create, preupload (a path and a 512-byte sample per file), branch, tag: JSON, never large.
+constexpr std::uint64_t k_max_json_body = std::uint64_t{16} << 20;
 
 std::string join(Segments parts) {
   std::string out;
@@ -124,15 +130,101 @@ HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) 
 
 }  // namespace
 
+HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
+  const std::shared_ptr<const ServerSettings> settings = this->settings();
+  const std::uint64_t max_body = settings->max_body_bytes;
+  if (is_read(head) || head.method == "OPTIONS") {
+    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_read_body)};
+  }
+  const RequestTarget target = KH_HUB_TRY(parse_request_target(head.target));
+  const Segments segments(target.segments);
+  // validate-yaml is the one write-method endpoint that needs no token (it changes nothing).
+  if (segments.size() == 2 && segments[0] == "api" && segments[1] == "validate-yaml") {
+    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_json_body)};
+  }
+  // Every other endpoint behind these methods writes, so the token is checked now, before
+  // the body is read: an unauthenticated client can make the server hold no body at all.
+  handlers::Context ctx{*settings, m_store, head, target};
+  KH_HUB_TRY(handlers::require_write_token(ctx));
+  // /api/{type}/{ns}/{name}/commit/{rev}: the one body that may be large.
+  if (segments.size() >= 6 && segments[0] == "api" && segments[4] == "commit") {
+    return BodyPlan{BodyPlan::Storage::file, max_body};
+  }
+  return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_json_body)};
+}
+
 HubRouter::HubRouter(ServerSettings settings)
-    : m_settings(std::move(settings)), m_store(m_settings.root) {}
+    : m_config_stamp(file_stamp(settings.root / "config.toml")),
+      m_token_stamp(settings.token_file.empty() ? FileStamp{} : file_stamp(settings.token_file)),
+      m_store(settings.root) {
+  m_settings = std::make_shared<const ServerSettings>(std::move(settings));
+}
+
+std::shared_ptr<const ServerSettings> HubRouter::settings() const {
+  std::lock_guard lock(m_settings_mutex);
+  return m_settings;
+}
+
+util::Expected<bool> HubRouter::reload(Reload when) {
+  const auto current = settings();
+  const FileStamp config = file_stamp(current->root / "config.toml");
+  const FileStamp tokens =
+      current->token_file.empty() ? FileStamp{} : file_stamp(current->token_file);
+  {
+    std::lock_guard lock(m_settings_mutex);
+    if (when == Reload::if_changed && config == m_config_stamp && tokens == m_token_stamp) {
+      return false;
+    }
+    // Remember the stamps even when the read fails, so a broken file is reported once, not
+    // on every check, and the next edit is read again.
+    m_config_stamp = config;
+    m_token_stamp = tokens;
+  }
+  ServerSettings fresh = KH_TRY(reread_settings(*current));
+  std::lock_guard lock(m_settings_mutex);
+  m_settings = std::make_shared<const ServerSettings>(std::move(fresh));
+  return true;
+}
+
+void HubRouter::watch_settings(std::chrono::milliseconds interval,
+                               std::function<void(const std::string&)> log) {
+  m_watch_interval = interval;
+  m_log = std::move(log);
+}
+
+void HubRouter::reload_if_due() {
+  if (m_watch_interval.count() <= 0) {
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  std::int64_t due = m_next_check.load();
+  // One request per interval wins the exchange and does the stat calls; the rest go on.
+  if (now < due || !m_next_check.compare_exchange_strong(
+                       due, now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      m_watch_interval)
+                                      .count())) {
+    return;
+  }
+  const auto reloaded = reload(Reload::if_changed);
+  if (m_log) {
+    if (!reloaded) {
+      m_log(fmt::format("settings not reloaded, the previous ones stay in force: {}",
+                        reloaded.error().message));
+    } else if (*reloaded) {
+      m_log("settings reloaded (config.toml or the token file changed)");
+    }
+  }
+}
 
 HttpResponse HubRouter::handle(const HttpRequest& request) {
+  reload_if_due();
   auto target = parse_request_target(request.target);
   if (!target) {
     return error_response(target.error());
   }
-  handlers::Context ctx{m_settings, m_store, request, *target};
+  // The snapshot lives until the answer is made, whatever a reload does meanwhile.
+  const std::shared_ptr<const ServerSettings> settings = this->settings();
+  handlers::Context ctx{*settings, m_store, request, *target};
   const Segments segments(target->segments);
   HubExpected<HttpResponse> response;
   if (segments.empty()) {

@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
 #include <kernelhub/server/http_message.hpp>
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
+#include <kernelhub/util/expected.hpp>
 
 namespace kernelhub::server {
 
@@ -16,11 +25,44 @@ class HubRouter {
 
   HttpResponse handle(const HttpRequest& request);
 
-  const ServerSettings& settings() const { return m_settings; }
+  // What the transport does with a request's body, decided from the request line and headers
+  // alone (`head.body` is empty): either the answer to send without reading a byte of the
+  // body (a write without a valid token, on a read-only server, ...), or the most bytes of
+  // body to read. Commits may be as large as settings.max_body_bytes and are spooled to a
+  // file; other bodies are small JSON and stay in memory.
+  struct BodyPlan {
+    enum class Storage { memory, file };
+    Storage storage = Storage::memory;
+    std::uint64_t limit = 0;
+  };
+  HubExpected<BodyPlan> admit(const HttpRequest& head);
+
+  // The settings in force; a request keeps the snapshot it started with.
+  std::shared_ptr<const ServerSettings> settings() const;
   RepositoryStore& store() { return m_store; }
 
+  // Reads config.toml (and the token file, when there is one) again: with `if_changed` only
+  // when either file's stamp (mtime, size, inode, existence) moved since the last read; with
+  // `always` regardless (SIGHUP). A file that fails to read leaves the settings in force and
+  // the error says why. True when the settings were replaced.
+  enum class Reload { if_changed, always };
+  util::Expected<bool> reload(Reload when);
+
+  // `handle` checks the files' stamps at most once per `interval` (the reload's errors go to
+  // `log`): editing config.toml takes effect on the next request after that, with no signal.
+  void watch_settings(std::chrono::milliseconds interval,
+                      std::function<void(const std::string&)> log);
+
  private:
-  ServerSettings m_settings;
+  void reload_if_due();
+
+  mutable std::mutex m_settings_mutex;
+  std::shared_ptr<const ServerSettings> m_settings;
+  FileStamp m_config_stamp;
+  FileStamp m_token_stamp;
+  std::chrono::milliseconds m_watch_interval{0};
+  std::function<void(const std::string&)> m_log;
+  std::atomic<std::int64_t> m_next_check{0};  // steady_clock ticks
   RepositoryStore m_store;
 };
 

@@ -40,10 +40,15 @@ bool is_version_branch(const std::string& name) {
   return std::regex_match(name, k_version);
 }
 
+// One kernel's entry; empty for a private kernel the reader may not see (not even its name:
+// the page must not tell which private repositories exist).
 std::string kernel_section(Context& ctx, const RepoId& id) {
-  std::string html = fmt::format("<li><code>{}</code>", escape_html(id.id()));
   auto repo = ctx.store.open(id);
-  if (!repo || (repo->is_private && !has_valid_token(ctx))) {
+  if (repo && repo->is_private && !has_valid_token(ctx)) {
+    return "";
+  }
+  std::string html = fmt::format("<li><code>{}</code>", escape_html(id.id()));
+  if (!repo) {
     return html + "</li>\n";
   }
   auto refs = list_refs(repo->git.get());
@@ -82,11 +87,13 @@ HubExpected<HttpResponse> index_page(Context& ctx) {
   std::string html =
       "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kernelhub</title></head>"
       "<body>\n<h1>kernelhub</h1>\n<h2>Kernels</h2>\n<ul>\n";
-  const auto kernels = ctx.store.list(RepoType::kernel);
-  for (const auto& id : kernels) {
-    html += kernel_section(ctx, id);
+  bool any = false;
+  for (const auto& id : ctx.store.list(RepoType::kernel)) {
+    const std::string section = kernel_section(ctx, id);
+    any = any || !section.empty();
+    html += section;
   }
-  if (kernels.empty()) {
+  if (!any) {
     html += "<li>no kernels yet</li>\n";
   }
   html += "</ul>\n</body></html>\n";

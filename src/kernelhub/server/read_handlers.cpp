@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The read endpoints of hub-api.md §2: repo info, refs, tree, resolve, organization overview.
+#include <charconv>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -73,8 +74,9 @@ HubExpected<OpenRepository> open_for_read(Context& ctx, const RepoId& id, RepoId
     return tl::unexpected(opened.error());
   }
   if (opened->is_private && !has_valid_token(ctx)) {
-    return hub_fail(401, "RepoNotFound",
-                    fmt::format("repository \"{}\" not found or private", id.id()));
+    // The same answer as a missing repository, as the Hub gives: a 401 would tell anyone
+    // probing names which private repositories exist.
+    return repo_not_found(id.id());
   }
   if (served != nullptr) {
     *served = actual;
@@ -149,10 +151,11 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
                                           Sizes::read));
   std::size_t cursor = 0;
   if (const auto text = ctx.target.param("cursor")) {
-    try {
-      cursor = std::stoul(std::string(*text));
-    } catch (const std::exception&) {
-      return bad_request(fmt::format("invalid cursor \"{}\"", *text));
+    // Digits only: std::stoul took "-1" and wrapped it to the largest value (a 200 `[]`).
+    const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), cursor);
+    if (text->empty() || error != std::errc() || end != text->data() + text->size()) {
+      return bad_request(fmt::format("invalid cursor \"{}\": expected a non-negative integer",
+                                     *text));
     }
   }
   const std::size_t page = expand ? k_tree_page_expanded : k_tree_page;

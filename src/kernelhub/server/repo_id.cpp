@@ -118,6 +118,11 @@ HubExpected<void> check_repo_path(std::string_view path) {
   if (path.front() == '/') {
     return bad_request(fmt::format("invalid path \"{}\": must be relative", path));
   }
+  // A backslash is a separator on Windows clients and in some unpackers: "..\\x" would
+  // escape the folder it is written to there, so the name is refused like the Hub does.
+  if (path.find('\\') != std::string_view::npos) {
+    return bad_request(fmt::format("invalid path \"{}\": backslashes are not allowed", path));
+  }
   std::size_t start = 0;
   while (start <= path.size()) {
     const std::size_t end = std::min(path.find('/', start), path.size());

@@ -37,7 +37,8 @@ bool is_valid_id_part(std::string_view part);
 HubExpected<RepoId> make_repo_id(RepoType type, std::string_view ns, std::string_view name);
 
 // A file path inside a repository, as a commit or a resolve URL names it: relative, `/`
-// separated, no empty, `.` or `..` part, no `.git` part, no NUL or other control character.
+// separated, no empty, `.` or `..` part, no `.git` part, no backslash, no NUL or other control
+// character.
 HubExpected<void> check_repo_path(std::string_view path);
 
 // A revision as a client sends it (branch, tag, `refs/...` or a sha): not empty, at most 255

@@ -244,4 +244,58 @@ std::vector<RepoId> RepositoryStore::list(RepoType type) const {
   return ids;
 }
 
+RepositoryStore::Leftovers RepositoryStore::remove_leftovers() const {
+  Leftovers removed;
+  const auto remove = [&removed](const fs::path& path) {
+    std::error_code ec;
+    std::uintmax_t bytes = 0;
+    for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+      std::error_code size_ec;
+      if (it->is_regular_file(size_ec)) {
+        bytes += it->file_size(size_ec);
+      }
+    }
+    if (fs::is_regular_file(path, ec)) {
+      bytes = fs::file_size(path, ec);
+    }
+    if (fs::remove_all(path, ec) != static_cast<std::uintmax_t>(-1) && !ec) {
+      ++removed.count;
+      removed.bytes += bytes;
+    }
+  };
+  for (const RepoType type : {RepoType::model, RepoType::dataset, RepoType::kernel}) {
+    std::error_code ec;
+    const fs::path type_dir = m_root / std::string(api_part(type));
+    for (fs::directory_iterator ns_it(type_dir, ec), end; !ec && ns_it != end;
+         ns_it.increment(ec)) {
+      std::error_code inner;
+      std::vector<fs::path> doomed;
+      for (fs::directory_iterator it(ns_it->path(), inner), inner_end;
+           !inner && it != inner_end; it.increment(inner)) {
+        const std::string name = it->path().filename().string();
+        if (name.starts_with(".tmp-")) {
+          doomed.push_back(it->path());
+          continue;
+        }
+        if (!name.ends_with(".git")) {
+          continue;
+        }
+        // libgit2 writes a loose object as objects/tmp_object_git2_XXXXXX, then renames it.
+        std::error_code objects_ec;
+        for (fs::directory_iterator object(it->path() / "objects", objects_ec), objects_end;
+             !objects_ec && object != objects_end; object.increment(objects_ec)) {
+          if (object->path().filename().string().starts_with("tmp_object_git2_")) {
+            doomed.push_back(object->path());
+          }
+        }
+      }
+      // Removed after the walk: removing while iterating a folder is unspecified.
+      for (const auto& path : doomed) {
+        remove(path);
+      }
+    }
+  }
+  return removed;
+}
+
 }  // namespace kernelhub::server

@@ -51,6 +51,16 @@ class RepositoryStore {
   // Every repository of a type, sorted by id.
   std::vector<RepoId> list(RepoType type) const;
 
+  // Removes what a killed server leaves behind: libgit2's `objects/tmp_object_git2_*` (an
+  // object being written, up to the size of the largest file) and half-made repositories
+  // (`.tmp-*` folders from `create`). Only safe before serving: this process must be the only
+  // writer under the root.
+  struct Leftovers {
+    std::size_t count = 0;
+    std::uintmax_t bytes = 0;
+  };
+  Leftovers remove_leftovers() const;
+
  private:
   struct Pool;
   std::shared_ptr<Pool> pool_for(const std::filesystem::path& dir);

@@ -2,6 +2,7 @@
 #include <kernelhub/server/repository_writer.hpp>
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -29,11 +30,38 @@ bool looks_like_sha(std::string_view name) {
          });
 }
 
+// Why a new branch or tag name is refused, or nullopt. Besides git's ref-name rules (checked
+// on the full ref), the rules of `git check-ref-format --branch` and the Hub: `HEAD` and a
+// leading `-` (which tools read as an option) are refused, and so is a name that already
+// starts with `refs/` (it would become `refs/heads/refs/heads/x`) or looks like a commit id.
+std::optional<std::string_view> ref_name_problem(std::string_view name) {
+  if (name.empty()) {
+    return "it is empty";
+  }
+  if (name == "HEAD" || name == "@") {
+    return "it is reserved by git";
+  }
+  if (name.front() == '-') {
+    return "it starts with '-'";
+  }
+  if (name.starts_with("refs/")) {
+    return "give the name without \"refs/...\"";
+  }
+  if (looks_like_sha(name)) {
+    return "it looks like a commit id";
+  }
+  return std::nullopt;
+}
+
 HubExpected<std::string> checked_ref(std::string_view prefix, std::string_view name,
                                      std::string_view what) {
   const std::string ref = std::string(prefix) + std::string(name);
-  if (name.empty() || looks_like_sha(name) || !is_valid_ref_name(ref)) {
-    return bad_request(fmt::format("invalid {} name \"{}\"", what, name));
+  if (const auto problem = ref_name_problem(name)) {
+    return bad_request(fmt::format("invalid {} name \"{}\": {}", what, name, *problem));
+  }
+  if (!is_valid_ref_name(ref)) {
+    return bad_request(fmt::format("invalid {} name \"{}\": not a valid git ref name", what,
+                                   name));
   }
   return ref;
 }
@@ -51,13 +79,17 @@ HubExpected<void> apply_operation(git_repository* repo, git_index* index,
   switch (operation.kind) {
     case CommitOperation::Kind::add_file: {
       git_index_entry entry{};
-      if (git_blob_create_from_buffer(&entry.id, repo, operation.content.data(),
-                                      operation.content.size()) != 0) {
+      if (!operation.blob_id.empty()) {
+        if (git_oid_fromstr(&entry.id, operation.blob_id.c_str()) != 0) {
+          return git_failure(fmt::format("read the blob id of \"{}\"", operation.path));
+        }
+      } else if (git_blob_create_from_buffer(&entry.id, repo, operation.content.data(),
+                                             operation.content.size()) != 0) {
         return git_failure(fmt::format("store \"{}\"", operation.path));
       }
       entry.mode = GIT_FILEMODE_BLOB;
       entry.path = operation.path.c_str();
-      entry.file_size = static_cast<std::uint32_t>(operation.content.size());
+      entry.file_size = static_cast<std::uint32_t>(operation.size);
       if (git_index_add(index, &entry) != 0) {
         return bad_request(fmt::format("cannot add \"{}\": {}", operation.path,
                                        git::last_error()));
@@ -253,6 +285,14 @@ HubExpected<void> delete_tag(git_repository* repo, std::string_view name) {
     return git_failure(fmt::format("delete tag \"{}\"", name));
   }
   return {};
+}
+
+HubExpected<std::string> store_blob(git_repository* repo, std::string_view bytes) {
+  git_oid id;
+  if (git_blob_create_from_buffer(&id, repo, bytes.data(), bytes.size()) != 0) {
+    return git_failure("store a file");
+  }
+  return git::to_hex(id);
 }
 
 }  // namespace kernelhub::server

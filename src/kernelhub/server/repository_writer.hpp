@@ -17,6 +17,10 @@ namespace kernelhub::server {
 // writes the objects, then moves the branch with a compare-and-swap against the head it
 // started from: a crash at any point leaves the branch at the old or the new commit, and a
 // 4xx (stale parentCommit 412, deleting a missing file 404) moves nothing. Returns the sha.
+// Writes one file's bytes as a blob (content-addressed, so safe without the write mutex) and
+// returns its id; used as the commit parser's BlobSink.
+HubExpected<std::string> store_blob(git_repository* repo, std::string_view bytes);
+
 HubExpected<std::string> commit_to_branch(git_repository* repo, const std::string& branch_ref,
                                           const CommitRequest& request);
 

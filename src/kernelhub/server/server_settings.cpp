@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/server/server_settings.hpp>
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -30,6 +32,17 @@ util::Expected<std::set<std::string>> read_token_file(const std::filesystem::pat
     return util::fail(fmt::format("token file \"{}\" holds no token", path.string()));
   }
   return tokens;
+}
+
+FileStamp file_stamp(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    return {};
+  }
+  return FileStamp{true, static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 +
+                             info.st_mtim.tv_nsec,
+                   static_cast<std::uintmax_t>(info.st_size),
+                   static_cast<std::uintmax_t>(info.st_ino)};
 }
 
 util::Expected<std::map<std::string, OrganizationSettings>> read_organization_settings(
@@ -63,6 +76,15 @@ util::Expected<std::map<std::string, OrganizationSettings>> read_organization_se
     organizations.emplace(std::string(name.str()), settings);
   }
   return organizations;
+}
+
+util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
+  ServerSettings settings = base;
+  settings.organizations = KH_TRY(read_organization_settings(base.root));
+  if (!base.token_file.empty()) {
+    settings.tokens = KH_TRY(read_token_file(base.token_file));
+  }
+  return settings;
 }
 
 }  // namespace kernelhub::server

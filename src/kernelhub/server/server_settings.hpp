@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -18,25 +20,62 @@ struct OrganizationSettings {
 };
 
 // The server's configuration: the tokens that may write and the per-organization settings
-// read from `<root>/config.toml`:
+// read from `<root>/config.toml` (both read again while serving, see HubRouter::reload):
 //
 //   [organizations.kernels-community]
 //   trustedKernelPublisher = true
+// What one client may hold of the server (issue 12): every wait is bounded, so idle or slow
+// clients cost a socket and a few KiB each, never a thread, and cannot keep others out.
+struct ServerLimits {
+  // The request line and headers must arrive within this of the first byte of the request
+  // (of the connection, for its first request), and fit in `max_head_bytes`.
+  std::chrono::seconds head_timeout{10};
+  std::size_t max_head_bytes = std::size_t{64} << 10;
+  // A kept-alive connection is closed after this long without a new request.
+  std::chrono::seconds idle_timeout{30};
+  // A request body or an answer must move within `transfer_timeout` plus its size at
+  // `min_rate_bytes` per second: a 2 GiB commit at 64 KiB/s gets 9 hours, one byte a second
+  // of a small body does not.
+  std::chrono::seconds transfer_timeout{30};
+  std::uint64_t min_rate_bytes = std::uint64_t{64} << 10;
+  // Connections held at once: in all, and from one IP address.
+  std::size_t max_connections = 10000;
+  std::size_t max_connections_per_peer = 256;
+};
+
 struct ServerSettings {
   std::filesystem::path root;
   // Empty: no token file was given, so the server is read-only.
+  std::filesystem::path token_file;
   std::set<std::string> tokens;
   std::map<std::string, OrganizationSettings> organizations;
   // Request bodies above this get 413 before they are read.
   std::size_t max_body_bytes = std::size_t{2} << 30;
   std::size_t threads = 32;
+  ServerLimits limits;
 };
 
 // One token a line; blank lines and lines starting with `#` are skipped.
 util::Expected<std::set<std::string>> read_token_file(const std::filesystem::path& path);
 
+// What tells one version of a settings file from the next without reading it: any change
+// (or the file appearing or going away) means it must be read again.
+struct FileStamp {
+  bool exists = false;
+  std::int64_t mtime_ns = 0;
+  std::uintmax_t size = 0;
+  std::uintmax_t inode = 0;
+
+  bool operator==(const FileStamp&) const = default;
+};
+FileStamp file_stamp(const std::filesystem::path& path);
+
 // `<root>/config.toml`, when it exists; no file means no organization settings.
 util::Expected<std::map<std::string, OrganizationSettings>> read_organization_settings(
     const std::filesystem::path& root);
+
+// `base` with its organizations read again from `<root>/config.toml` and, when it has a token
+// file, its tokens from that file; `base` is left alone when either fails.
+util::Expected<ServerSettings> reread_settings(const ServerSettings& base);
 
 }  // namespace kernelhub::server

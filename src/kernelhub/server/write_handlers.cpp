@@ -125,7 +125,11 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
   if (ctx.target.flag("create_pr")) {
     return bad_request("pull requests are not supported by this server; commit to a branch");
   }
-  const CommitRequest request = KH_HUB_TRY(parse_commit_request(ctx.request.body));
+  git_repository* git = repo.git.get();
+  // The branch must exist before any blob is stored; it is resolved again under the mutex.
+  KH_HUB_TRY(resolve_branch(git, revision));
+  const CommitRequest request = KH_HUB_TRY(parse_commit_request(
+      ctx.request.body, [git](std::string_view bytes) { return store_blob(git, bytes); }));
   std::lock_guard lock(ctx.store.write_mutex(id));
   const std::string branch = KH_HUB_TRY(resolve_branch(repo.git.get(), revision));
   const std::string sha = KH_HUB_TRY(commit_to_branch(repo.git.get(), branch, request));

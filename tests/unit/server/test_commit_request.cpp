@@ -74,4 +74,17 @@ TEST(Base64, DecodesPaddingAndBinary) {
   EXPECT_FALSE(decode_base64("Y!=="));
 }
 
+TEST(CommitRequest, Base64IsDecodedStrictly) {
+  EXPECT_EQ(decode_base64(""), "");
+  EXPECT_EQ(decode_base64("QQ=="), "A");
+  EXPECT_EQ(decode_base64("QUI="), "AB");
+  EXPECT_EQ(decode_base64("QUJD"), "ABC");
+  EXPECT_EQ(decode_base64("+/+/"), std::string("\xfb\xff\xbf"));
+  // Issue 12 item 4: each was accepted (or underflowed) by the old decoder.
+  for (const std::string bad : {"====", "A===", "QQ==QUJD", "Q===", "=QQQ", "QR==", "QUJ=x",
+                                "QUI", "QU I=", "QUI=\n", "QUJD\r\n", "QU-_", "Q*=="}) {
+    EXPECT_EQ(decode_base64(bad), std::nullopt) << bad;
+  }
+}
+
 }  // namespace kernelhub::server

@@ -4,6 +4,7 @@
 #include <kernelhub/server/hub_router.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -229,10 +230,122 @@ TEST_F(HubRouterTest, PrivateReposAreHiddenFromCallersWithoutAToken) {
                 .status,
             200);
   EXPECT_EQ(send("GET", "/api/models/org/secret").status, 200);
+  // Issue 12 item 6: a private repository answers exactly as a missing one (404, not 401).
   const auto hidden = send("GET", "/api/models/org/secret", "", /*with_token=*/false);
-  EXPECT_EQ(hidden.status, 401);
+  const auto missing = send("GET", "/api/models/org/nothing", "", /*with_token=*/false);
+  EXPECT_EQ(hidden.status, 404);
   EXPECT_EQ(header(hidden, "X-Error-Code"), "RepoNotFound");
-  EXPECT_EQ(send("HEAD", "/org/secret/resolve/main/.gitattributes", "", false).status, 401);
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_EQ(header(missing, "X-Error-Code"), "RepoNotFound");
+  EXPECT_EQ(send("HEAD", "/org/secret/resolve/main/.gitattributes", "", false).status, 404);
+  EXPECT_EQ(send("GET", "/api/models/org/secret/refs", "", false).status, 404);
+  EXPECT_EQ(send("GET", "/api/models/org/secret/tree/main", "", false).status, 404);
+}
+
+TEST_F(HubRouterTest, IndexPageListsPrivateKernelsOnlyToTokenHolders) {
+  create_kernel();
+  ASSERT_EQ(send("POST", "/api/repos/create",
+                 R"({"name": "hidden-k", "organization": "org", "type": "kernel", "private": true})")
+                .status,
+            200);
+  const auto anonymous = send("GET", "/", "", /*with_token=*/false);
+  ASSERT_EQ(anonymous.status, 200);
+  EXPECT_NE(anonymous.body.find("org/k"), std::string::npos);
+  EXPECT_EQ(anonymous.body.find("hidden-k"), std::string::npos) << anonymous.body;
+  EXPECT_NE(send("GET", "/").body.find("org/hidden-k"), std::string::npos);
+}
+
+TEST_F(HubRouterTest, RefNamesGitAndTheHubRefuseAreRefused) {
+  create_kernel();
+  const std::string before = refs();
+  // Issue 12 item 5: each of these used to be created (or gave a 500 for a tag "-x").
+  for (const std::string name : {"HEAD", "refs%2Fheads%2Fz", "-x", "%40", "a..b", "x.lock"}) {
+    const auto branch = send("POST", "/api/kernels/org/k/branch/" + name, "{}");
+    EXPECT_EQ(branch.status, 400) << name << ": " << branch.body;
+  }
+  for (const std::string tag : {"HEAD", "refs/tags/t", "-x", "@", "a b"}) {
+    const auto tagged =
+        send("POST", "/api/kernels/org/k/tag/main", json({{"tag", tag}}).dump());
+    EXPECT_EQ(tagged.status, 400) << tag << ": " << tagged.body;
+  }
+  EXPECT_EQ(refs(), before);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/branch/feature%2Fok", "{}").status, 200);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/tag/main", R"({"tag": "v1.0-rc"})").status, 200);
+}
+
+TEST_F(HubRouterTest, FileNamesWithBackslashesAreRefused) {
+  create_kernel();
+  const std::string before = refs();
+  for (const std::string path : {"notes\\readme.txt", "..\\..\\x", "a\\"}) {
+    const auto response = commit_file("main", path, "YQ==");
+    EXPECT_EQ(response.status, 400) << path;
+    EXPECT_NE(header(response, "X-Error-Message").find("backslash"), std::string::npos);
+  }
+  EXPECT_EQ(refs(), before);
+}
+
+TEST_F(HubRouterTest, LaxBase64IsRefusedNamingTheFile) {
+  create_kernel();
+  const std::string before = refs();
+  // Issue 12 item 4: "====" was a 500, "A===" an empty file, "QQ==QUJD" "A\0\0ABC".
+  for (const std::string content : {"====", "A===", "QQ==QUJD", "QR==", "YQ= =", "YQ==\n"}) {
+    const auto response = commit_file("main", "weights.bin", content);
+    EXPECT_EQ(response.status, 400) << content << ": " << response.body;
+    EXPECT_NE(header(response, "X-Error-Message").find("weights.bin"), std::string::npos);
+  }
+  EXPECT_EQ(refs(), before);
+}
+
+TEST_F(HubRouterTest, TreeCursorMustBeANonNegativeInteger) {
+  create_kernel();
+  for (const std::string cursor : {"-1", "", "1x", "+1", "99999999999999999999999"}) {
+    EXPECT_EQ(send("GET", "/api/kernels/org/k/tree/main?cursor=" + cursor).status, 400)
+        << cursor;
+  }
+  EXPECT_EQ(json::parse(send("GET", "/api/kernels/org/k/tree/main?cursor=1").body),
+            json::array());
+}
+
+TEST_F(HubRouterTest, ConfigTomlIsReadAgainWhenItChanges) {
+  const auto root = std::filesystem::current_path() / "root";
+  std::filesystem::create_directories(root);
+  EXPECT_EQ(m_router.reload(HubRouter::Reload::if_changed), false);
+  {
+    std::ofstream config(root / "config.toml");
+    config << "[organizations.newcomer]\ntrustedKernelPublisher = true\n";
+  }
+  const auto reloaded = m_router.reload(HubRouter::Reload::if_changed);
+  ASSERT_TRUE(reloaded) << reloaded.error().message;
+  EXPECT_TRUE(*reloaded);
+  const auto overview = send("GET", "/api/organizations/newcomer/overview");
+  ASSERT_EQ(overview.status, 200) << overview.body;
+  EXPECT_EQ(json::parse(overview.body)["trustedKernelPublisher"], true);
+  EXPECT_EQ(m_router.reload(HubRouter::Reload::if_changed), false);
+
+  // A broken file keeps the settings in force.
+  {
+    std::ofstream config(root / "config.toml");
+    config << "[organizations.newcomer\n";
+  }
+  EXPECT_FALSE(m_router.reload(HubRouter::Reload::always));
+  EXPECT_EQ(json::parse(send("GET", "/api/organizations/newcomer/overview").body)
+                ["trustedKernelPublisher"],
+            true);
+}
+
+TEST_F(HubRouterTest, LeftoversOfAKilledRunAreRemoved) {
+  create_kernel();
+  const auto repo = std::filesystem::current_path() / "root" / "kernels" / "org";
+  std::ofstream(repo / "k.git" / "objects" / "tmp_object_git2_a1b2c3") << std::string(1000, 'x');
+  std::filesystem::create_directories(repo / ".tmp-half-0001" / "objects");
+  std::ofstream(repo / "k.git" / "objects" / "keep-me") << "x";
+  const auto removed = m_router.store().remove_leftovers();
+  EXPECT_EQ(removed.count, 2u);
+  EXPECT_EQ(removed.bytes, 1000u);
+  EXPECT_FALSE(std::filesystem::exists(repo / "k.git" / "objects" / "tmp_object_git2_a1b2c3"));
+  EXPECT_FALSE(std::filesystem::exists(repo / ".tmp-half-0001"));
+  EXPECT_TRUE(std::filesystem::exists(repo / "k.git" / "objects" / "keep-me"));
+  EXPECT_EQ(send("GET", "/api/kernels/org/k").status, 200);
 }
 
 TEST(HubRouterReadOnly, WritesAreRefusedWithoutATokenFile) {

@@ -54,7 +54,9 @@ TEST(RepoPath, AcceptsNestedNamesWithSpaces) {
 TEST(RepoPath, RefusesEscapesAndGitInternals) {
   for (const std::string& path : std::vector<std::string>{
            "", "/etc/passwd", "../x", "a/../../x", "a/./b", "a//b", "a/", ".git/config",
-        "sub/.git/HEAD", std::string("a\0b", 3), "a\nb"}) {
+        "sub/.git/HEAD", std::string("a\0b", 3), "a\nb",
+        // Issue 12 item 5: backslashes are separators to Windows clients and unpackers.
+        "notes\\readme.txt", "..\\..\\x", "\\x"}) {
     const auto checked = check_repo_path(path);
     EXPECT_FALSE(checked) << path;
     if (!checked) {

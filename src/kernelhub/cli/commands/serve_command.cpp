@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kernelhub serve --root DIR [--host H] [--port N] [--token-file F]`: a Hub-compatible
-// server over the bare git repositories under DIR (see src/kernelhub/server). The first
-// line on stdout is the base URL, so scripts and tests that pass --port 0 can read it.
+// `kernelhub serve --root DIR [--host H] [--port N] [--token-file F] [limits]`: a
+// Hub-compatible server over the bare git repositories under DIR (see src/kernelhub/server).
+// The first line on stdout is the base URL, so scripts and tests that pass --port 0 can read
+// it. config.toml and the token file are read again on SIGHUP and when they change.
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -26,6 +29,13 @@ struct ServeOptions {
   std::string token_file;
   std::size_t max_body_mib = 2048;
   std::size_t threads = 32;
+  // The defaults of server::ServerLimits, in the units an operator types.
+  unsigned head_timeout_s = 10;
+  unsigned idle_timeout_s = 30;
+  unsigned transfer_timeout_s = 30;
+  std::uint64_t min_rate_kib = 64;
+  std::size_t max_connections = 10000;
+  std::size_t max_connections_per_peer = 256;
 };
 
 void run_serve(const ServeOptions& options) {
@@ -36,17 +46,28 @@ void run_serve(const ServeOptions& options) {
   settings.root = std::filesystem::absolute(options.root);
   settings.max_body_bytes = options.max_body_mib << 20;
   settings.threads = options.threads;
+  settings.limits.head_timeout = std::chrono::seconds(options.head_timeout_s);
+  settings.limits.idle_timeout = std::chrono::seconds(options.idle_timeout_s);
+  settings.limits.transfer_timeout = std::chrono::seconds(options.transfer_timeout_s);
+  settings.limits.min_rate_bytes = options.min_rate_kib << 10;
+  settings.limits.max_connections = options.max_connections;
+  settings.limits.max_connections_per_peer = options.max_connections_per_peer;
   if (!options.token_file.empty()) {
+    settings.token_file = std::filesystem::absolute(options.token_file);
     settings.tokens = value_or_fatal(server::read_token_file(options.token_file));
   }
   settings.organizations = value_or_fatal(server::read_organization_settings(settings.root));
   const server::ListenAddress address{options.host, options.port};
-  const auto served = server::serve(std::move(settings), address, [&](const std::string& url) {
+  const auto on_listening = [&](const std::string& url) {
     std::fprintf(stdout, "%s\n", url.c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "kernelhub: serving %s on %s%s\n", options.root.c_str(), url.c_str(),
                  options.token_file.empty() ? " (read-only: no --token-file)" : "");
-  });
+  };
+  const auto log = [](const std::string& message) {
+    std::fprintf(stderr, "kernelhub: serve: %s\n", message.c_str());
+  };
+  const auto served = server::serve(std::move(settings), address, on_listening, log);
   if (!served) {
     throw util::FatalError(served.error().message);
   }
@@ -59,19 +80,51 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
   CLI::App* sub = app.add_subcommand("serve");
   sub->add_option("--root", options->root,
                   "folder of the repositories (<models|datasets|kernels>/<ns>/<name>.git) and "
-                  "config.toml; created when missing")
+                  "config.toml; created when missing. config.toml is read again on SIGHUP and "
+                  "when its mtime or size changes (checked at most once a second); leftovers "
+                  "of a killed run (objects/tmp_object_git2_*) are removed at start")
       ->required();
   sub->add_option("--host", options->host, "address to listen on")->capture_default_str();
   sub->add_option("--port", options->port, "port to listen on; 0 picks a free one")
       ->capture_default_str();
   sub->add_option("--token-file", options->token_file,
-                  "file of bearer tokens, one a line, that may write; without it the server "
-                  "is read-only");
+                  "file of bearer tokens, one a line, that may write (read again like "
+                  "config.toml); without it the server is read-only");
   sub->add_option("--max-body-mib", options->max_body_mib,
-                  "largest request body accepted, in MiB (larger ones get 413)")
+                  "largest commit body accepted, in MiB (larger ones get 413 before they are "
+                  "read; other bodies are small JSON, capped at 16 MiB)")
       ->capture_default_str();
-  sub->add_option("--threads", options->threads, "worker threads")->capture_default_str()
+  sub->add_option("--threads", options->threads,
+                  "threads that run requests (a connection waiting for bytes holds none)")
+      ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  sub->add_option("--head-timeout", options->head_timeout_s,
+                  "seconds to receive a request's line and headers (64 KiB at most), from "
+                  "its first byte; then the connection is closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  sub->add_option("--idle-timeout", options->idle_timeout_s,
+                  "seconds a kept-alive connection may wait for its next request")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  sub->add_option("--transfer-timeout", options->transfer_timeout_s,
+                  "seconds a request body or an answer may take, plus its size at "
+                  "--min-rate-kib")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
+  sub->add_option("--min-rate-kib", options->min_rate_kib,
+                  "slowest transfer allowed beyond --transfer-timeout, in KiB/s")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--max-connections", options->max_connections,
+                  "connections held at once; more are answered 503 and closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--max-connections-per-peer", options->max_connections_per_peer,
+                  "connections held at once from one IP address; more are answered 503 and "
+                  "closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   sub->callback([options] { run_serve(*options); });
 }
 
