@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus" / "build-toml"
+# Real build.toml files of the reference's example kernels, vendored (tests/data/build-toml/
+# SOURCE.md); a missing or empty folder is a collection error, never a smaller suite.
+CORPUS_DIR = REPO_ROOT / "tests" / "data" / "build-toml"
+if not any(CORPUS_DIR.glob("*.toml")):
+    raise RuntimeError(f"the build.toml corpus is missing: no *.toml in {CORPUS_DIR}")
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 
 

@@ -355,7 +355,7 @@ def test_documented_names_round_trip(testtool):
 
 # --- kernel-builder list-variants ---------------------------------------------------------------
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "build-toml"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "build-toml"
 
 
 def _kernel_dir(tmp_path, corpus_name):
