@@ -68,7 +68,11 @@ def _env(extra=None, workdir=None):
     if os.environ.get("KERNELHUB_PYTHON_DIR"):
         env["PYTHONPATH"] = os.environ["KERNELHUB_PYTHON_DIR"] + os.pathsep + env.get(
             "PYTHONPATH", "")
-    env.update(extra or {})
+    for key, value in (extra or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     return env
 
 
@@ -193,6 +197,59 @@ def test_kernel_depends_kernel_calls_reference_get_kernel_dep(results):
     ours = results.get(OURS, "deps", env)["kernel_depends_reference_import"]
     assert ref["result"]["at_import"]["org/kdep"][0] == "ok", ref
     assert_same(ref, ours, "kernel_depends_reference_import")
+
+
+HUB_CONFIG = "[organizations.khtrusted]\ntrustedKernelPublisher = true\n"
+
+
+def test_hub_repositories(kernelhub_bin, tmp_path):
+    """Layer/Func/Locked repositories against `kernelhub serve`: versions (the newer-version
+    warning, a missing version), branches and commits, publisher trust and trust_remote_code, a
+    missing repository, revision and layer, locks. Each package gets a fresh cache."""
+    from hub_cache_support import publish
+
+    root = tmp_path / "hub-root"
+    root.mkdir()
+    (root / "config.toml").write_text(HUB_CONFIG)
+    (tmp_path / "tokens").write_text("kh-layer-diff\n")
+    server = subprocess.Popen(
+        [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", "--token-file",
+         str(tmp_path / "tokens")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, text=True)
+    try:
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://"), server.stderr.read()
+        work = tmp_path / "work"
+        layer_scenarios.make_kernels(work)
+        commit = publish(url, "kh-layer-diff", "khtrusted/klayers", work / "klayers",
+                         branches=("v1", "v2"))
+        publish(url, "kh-layer-diff", "khuntrusted/klayers", work / "klayers")
+        (work / "hub.lock").write_text(json.dumps([
+            {"dependency": {"repo-id": "khtrusted/klayers", "version": 1},
+             "lock": {"commit": commit}}]))
+        out = {}
+        for package in (REFERENCE, OURS):
+            env = {"HF_ENDPOINT": url, "HF_HUB_OFFLINE": None, "HF_HUB_DISABLE_TELEMETRY": None,
+                   "HF_TOKEN": None, "NO_PROXY": "127.0.0.1,localhost",
+                   "no_proxy": "127.0.0.1,localhost"}
+            home = tmp_path / f"home-{package}"
+            env.update({"HF_HOME": str(home), "HF_HUB_CACHE": str(home / "hub")})
+            result = subprocess.run(
+                [str(PYTHON), str(SCRIPT), package, "hub", str(work)], capture_output=True,
+                text=True, timeout=300, env=_env(env), stdin=subprocess.DEVNULL)
+            assert result.returncode == 0, result.stderr[-4000:]
+            out[package] = json.loads(result.stdout.strip().splitlines()[-1])["hub_layer_repositories"]
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    ref = out[REFERENCE]
+    assert ref["result"]["v1"][0][0].endswith("Double.forward"), ref["result"]["v1"]
+    assert ref["result"]["v1 str"] == ["ok", f"`khtrusted/klayers` (revision: {commit}), layer `Double`"]
+    assert_same(ref, out[OURS], "hub_layer_repositories")
 
 
 def test_disable_kernel_mapping_not_an_integer(tmp_path):
