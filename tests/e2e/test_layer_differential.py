@@ -11,9 +11,13 @@ module got, error classes and texts, log records, Python warnings) must be equal
 
 - the signature table, where our extra keyword-only parameters are allowed when listed in
   OUR_EXTRA_KEYWORD_ONLY (any other difference fails);
-- the reference bugs kernelhub fixes on purpose (layers.md, issue 11), each with its own test
-  that asserts the reference's behaviour and ours side by side: the lock lookup by caller
-  package, deep copies of locked repositories, and ties between capability ranges.
+- the reference bugs kernelhub fixes on purpose (layers.md, issue 11, docs/moving-from-kernels.md),
+  each with its own test that asserts the reference's behaviour and ours side by side: the lock
+  lookup by caller package, deep copies of locked repositories, ties between capability ranges,
+  and `str` repository paths.
+
+A package's own subclass of a public exception compares as that exception (issue 11 allows a
+subclass of huggingface_hub's RepositoryNotFoundError); the texts must still be equal.
 
 Top-level `register_kernel_mapping` keeps the reference's process-wide default (transformers
 relies on it), so the threading scenario is compared exactly.
