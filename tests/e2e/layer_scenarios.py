@@ -1707,18 +1707,40 @@ def later():
     return _try(%(first)r)
 """
 
+SCALED_LAYERS = """
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def forward(self, x):
+        return x * 6
+"""
+
+
+def dep_kernel(root, name, depends, value, layers="", pkg='os.environ["KH_LAYER_DIFF_PKG"]'):
+    """A local kernel whose import records what get_kernel_dep gives for its dependencies,
+    a transitive one and an unknown one (AT_IMPORT), and whose `later()` asks again."""
+    variant = root / name / "build" / "torch-universal"
+    kid = f"_{name}_layer_diff"
+    write(variant / "metadata.json", json.dumps({
+        "name": name, "id": kid, "version": 1, "license": "apache-2.0",
+        "python-depends": [], "backend": {"type": "cpu"},
+        "kernel-depends": [{"repo-id": d, "version": 1} for d in depends]}))
+    names = list(depends) + ["org/kdep2", "org/none"]
+    write(variant / "__init__.py", DEP_KERNEL_INIT % {
+        "names": names, "value": value, "pkg": pkg, "first": depends[0] if depends else "org/none"})
+    write(variant / "layers.py", layers or "")
+
+
+def make_hub_dep_kernels(root: Path):
+    """khtrusted/hkuser depends on khtrusted/hkdep (version 1); published by the hub test."""
+    dep_kernel(root, "hkdep", [], "hdep")
+    dep_kernel(root, "hkuser", ["khtrusted/hkdep"], "huser", layers=SCALED_LAYERS)
+
+
 def make_dep_kernels(root: Path):
-    def kernel(name, depends, value, layers="", pkg='os.environ["KH_LAYER_DIFF_PKG"]'):
-        variant = root / name / "build" / "torch-universal"
-        kid = f"_{name}_layer_diff"
-        write(variant / "metadata.json", json.dumps({
-            "name": name, "id": kid, "version": 1, "license": "apache-2.0",
-            "python-depends": [], "backend": {"type": "cpu"},
-            "kernel-depends": [{"repo-id": d, "version": 1} for d in depends]}))
-        names = list(depends) + ["org/kdep2", "org/none"]
-        write(variant / "__init__.py", DEP_KERNEL_INIT % {
-            "names": names, "value": value, "pkg": pkg, "first": depends[0] if depends else "org/none"})
-        write(variant / "layers.py", layers or "")
+    def kernel(*args, **kwargs):
+        dep_kernel(root, *args, **kwargs)
 
     kernel("kdep2", [], "dep2")
     kernel("kdep", ["org/kdep2"], "dep")
@@ -1831,6 +1853,18 @@ def hub_layer_repositories():
         "locked_func": lambda: P.LockedFuncRepository(trusted, lockfile=ROOT / "hub.lock",
                                                       func_name="triple"),
     }
+    # kernel-depends from the Hub; a lock must pin every node of the tree
+    import os
+
+    os.environ["KH_LAYER_DIFF_PKG"] = NAME
+    user = "khtrusted/hkuser"
+    repos.update({
+        "dep_tree": lambda: P.LayerRepository(user, layer_name="Scaled", version=1),
+        "dep_locked_root_only": lambda: P.LockedLayerRepository(
+            user, lockfile=ROOT / "hub-root-only.lock", layer_name="Scaled"),
+        "dep_locked_tree": lambda: P.LockedLayerRepository(
+            user, lockfile=ROOT / "hub-tree.lock", layer_name="Scaled"),
+    })
     out = {}
     for name, make in repos.items():
         repo = make()
@@ -1840,6 +1874,7 @@ def hub_layer_repositories():
         out[name] = [probe(layer, kmode=km, use_fallback=fb)
                      for km, fb in (("INFERENCE", False), ("INFERENCE", "ALL"),
                                     ("INFERENCE|TORCH_COMPILE", False))]
+    out["hkuser_at_import"] = getattr(sys.modules.get("_hkuser_layer_diff"), "AT_IMPORT", None)
     return out
 
 

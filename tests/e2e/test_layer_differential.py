@@ -231,6 +231,13 @@ def test_hub_repositories(kernelhub_bin, tmp_path):
         (work / "hub.lock").write_text(json.dumps([
             {"dependency": {"repo-id": "khtrusted/klayers", "version": 1},
              "lock": {"commit": commit}}]))
+        layer_scenarios.make_hub_dep_kernels(work)
+        locks = [{"dependency": {"repo-id": f"khtrusted/{name}", "version": 1},
+                  "lock": {"commit": publish(url, "kh-layer-diff", f"khtrusted/{name}",
+                                             work / name)}}
+                 for name in ("hkuser", "hkdep")]
+        (work / "hub-root-only.lock").write_text(json.dumps(locks[:1]))
+        (work / "hub-tree.lock").write_text(json.dumps(locks))
         out = {}
         for package in (REFERENCE, OURS):
             env = {"HF_ENDPOINT": url, "HF_HUB_OFFLINE": None, "HF_HUB_DISABLE_TELEMETRY": None,
@@ -252,6 +259,7 @@ def test_hub_repositories(kernelhub_bin, tmp_path):
             server.wait()
     ref = out[REFERENCE]
     assert ref["result"]["v1"][0][0].endswith("Double.forward"), ref["result"]["v1"]
+    assert ref["result"]["hkuser_at_import"]["khtrusted/hkdep"][0] == "ok", ref["result"]
     assert ref["result"]["v1 str"] == ["ok", f"`khtrusted/klayers` (revision: {commit}), layer `Double`"]
     assert_same(ref, out[OURS], "hub_layer_repositories")
 
