@@ -8,7 +8,7 @@ from copy import deepcopy
 from typing import TYPE_CHECKING
 
 from .device import Device
-from .globals import _KERNEL_MAPPING
+from .globals import _KERNEL_MAPPING, current_mapping, update_shared_mapping
 from .layer import KernelizeFallback, kernelize_layer
 from .mode import Mode
 from .repos import DeviceRepos, RepositoryProtocol
@@ -32,7 +32,7 @@ def use_kernel_mapping(
 
     class ContextManager:
         def __enter__(self):
-            current = _KERNEL_MAPPING.get()
+            current = current_mapping()
             self.token = _KERNEL_MAPPING.set(deepcopy(current) if inherit_mapping else {})
             register_kernel_mapping(mapping)
 
@@ -51,14 +51,21 @@ def register_kernel_mapping(
     one of its device (or, for cuda/rocm, of its capability range)."""
     if not inherit_mapping:
         _KERNEL_MAPPING.set({})
-    current = _KERNEL_MAPPING.get()
-    for layer_name, device_repos in mapping.items():
-        entry = current.setdefault(layer_name, {})
-        for device_key, value in device_repos.items():
-            device = Device(type=device_key) if isinstance(device_key, str) else device_key
-            options = value if isinstance(value, dict) else {Mode.FALLBACK: value}
-            container = entry.setdefault(device.type, DeviceRepos.create_repo(device))
-            container.insert(device, options)
+
+    def update(current):
+        for layer_name, device_repos in mapping.items():
+            entry = current.setdefault(layer_name, {})
+            for device_key, value in device_repos.items():
+                device = Device(type=device_key) if isinstance(device_key, str) else device_key
+                options = value if isinstance(value, dict) else {Mode.FALLBACK: value}
+                container = entry.setdefault(device.type, DeviceRepos.create_repo(device))
+                container.insert(device, options)
+
+    own = _KERNEL_MAPPING.get()
+    if own is None:
+        update_shared_mapping(update)
+    else:
+        update(own)
 
 
 def kernelize(

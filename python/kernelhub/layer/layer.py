@@ -19,7 +19,7 @@ from types import MethodType, ModuleType
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from .device import Device
-from .globals import _DISABLE_KERNEL_MAPPING, _KERNEL_MAPPING
+from .globals import _DISABLE_KERNEL_MAPPING, current_mapping
 from .mode import Mode
 from .repos import RepositoryProtocol, _select_repository
 
@@ -370,7 +370,7 @@ def kernelize_layer(module: "nn.Module", *, mode: Mode, device_type: Device,
         _replace_forward(module, module_class)
         return
     layer_name = module_class.kernel_layer_name
-    entry = _KERNEL_MAPPING.get().get(str(layer_name))
+    entry = current_mapping().get(str(layer_name))
     if entry is None:
         logger.warning(
             "\nNo kernel mapping found for layer `%s`. Check if the layer name matches one of "

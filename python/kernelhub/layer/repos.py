@@ -53,6 +53,11 @@ class DeviceRepos:
     def insert(self, device: Device, repos: dict[Mode, RepositoryProtocol]) -> None:
         raise NotImplementedError
 
+    def copy(self) -> "DeviceRepos":
+        """A container that can be changed without changing this one (the mode dicts are
+        shared: kernels stores them by reference, never copies them)."""
+        raise NotImplementedError
+
 
 class _SingleRepos(DeviceRepos):
     """One mode dict: the last registration replaces it; device properties are ignored."""
@@ -69,6 +74,11 @@ class _SingleRepos(DeviceRepos):
         if device.type != self.device_type:
             raise ValueError(f"Device type must be '{self.device_type}', got {device.type}")
         self._repos = repos
+
+    def copy(self) -> "_SingleRepos":
+        other = _SingleRepos(self.device_type)
+        other._repos = self._repos
+        return other
 
 
 class _CapabilityRepos(DeviceRepos):
@@ -103,6 +113,11 @@ class _CapabilityRepos(DeviceRepos):
         # Re-registering a range moves it to the end: it is now the newest of its width.
         self.repos_by_capability.pop(key, None)
         self.repos_by_capability[key] = repos
+
+    def copy(self) -> "_CapabilityRepos":
+        other = _CapabilityRepos(self.device_type, self._properties_type)
+        other.repos_by_capability = dict(self.repos_by_capability)
+        return other
 
 
 _MODE_FALLBACK_PRIORITY = {
