@@ -249,7 +249,7 @@ def test_hub_repositories(kernelhub_bin, tmp_path):
                 [str(PYTHON), str(SCRIPT), package, "hub", str(work)], capture_output=True,
                 text=True, timeout=300, env=_env(env), stdin=subprocess.DEVNULL)
             assert result.returncode == 0, result.stderr[-4000:]
-            out[package] = json.loads(result.stdout.strip().splitlines()[-1])["hub_layer_repositories"]
+            out[package] = json.loads(result.stdout.strip().splitlines()[-1])
     finally:
         server.terminate()
         try:
@@ -257,11 +257,11 @@ def test_hub_repositories(kernelhub_bin, tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-    ref = out[REFERENCE]
+    ref = out[REFERENCE]["hub_layer_repositories"]
     assert ref["result"]["v1"][0][0].endswith("Double.forward"), ref["result"]["v1"]
     assert ref["result"]["hkuser_at_import"]["khtrusted/hkdep"][0] == "ok", ref["result"]
     assert ref["result"]["v1 str"] == ["ok", f"`khtrusted/klayers` (revision: {commit}), layer `Double`"]
-    assert_same(ref, out[OURS], "hub_layer_repositories")
+    assert_same(ref, out[OURS]["hub_layer_repositories"], "hub_layer_repositories")
 
 
 def test_disable_kernel_mapping_not_an_integer(tmp_path):
