@@ -27,11 +27,20 @@ struct Transfer {
   HttpResponse response;
   bool sink_failed = false;
   bool started = false;
+  bool body_too_large = false;
+  bool headers_too_large = false;
+  std::size_t header_bytes = 0;
 };
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto& transfer = *static_cast<Transfer*>(user);
   std::string_view line(data, size * count);
+  transfer.header_bytes += line.size();
+  if (transfer.header_bytes > k_max_header_bytes) {
+    // Counted over every response of the transfer, so an endless header stream stops too.
+    transfer.headers_too_large = true;
+    return 0;
+  }
   if (line.starts_with("HTTP/")) {
     // A new response (after a 100 Continue, say): forget the headers of the previous one.
     transfer.response.headers = HttpHeaders();
@@ -67,6 +76,10 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
     }
     return chunk.size();
   }
+  if (chunk.size() > transfer.request->max_body_bytes - transfer.response.body.size()) {
+    transfer.body_too_large = true;
+    return 0;
+  }
   transfer.response.body.append(chunk);
   return chunk.size();
 }
@@ -99,6 +112,10 @@ public:
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+    // Redirects are followed by HubClient, which checks each target; this is the second line:
+    // a gopher:// or file:// URL that got past it still sends nothing anywhere.
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, static_cast<long>(request.connect_timeout.count()));
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(request.low_speed_timeout.count()));
@@ -135,6 +152,18 @@ public:
       // Any failure may leave the connection in a bad state: drop the handle.
       if (transfer.sink_failed) {
         return tl::unexpected(TransportError{"cannot write the downloaded bytes", false});
+      }
+      if (transfer.body_too_large) {
+        return tl::unexpected(TransportError{
+            fmt::format("{} {}: the answer is larger than {} bytes", request.method, request.url,
+                        request.max_body_bytes),
+            false});
+      }
+      if (transfer.headers_too_large) {
+        return tl::unexpected(TransportError{
+            fmt::format("{} {}: the answer's headers are larger than {} bytes", request.method,
+                        request.url, k_max_header_bytes),
+            false});
       }
       const bool transient = code != CURLE_UNSUPPORTED_PROTOCOL && code != CURLE_URL_MALFORMAT;
       return tl::unexpected(TransportError{

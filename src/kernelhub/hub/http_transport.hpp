@@ -39,6 +39,13 @@ using ResponseStart = std::function<bool(long status, const HttpHeaders& headers
 // Called with (bytes received so far in this request, total expected or 0 when unknown).
 using TransferProgress = std::function<void(std::uint64_t received, std::uint64_t total)>;
 
+// A body kept in memory (an API answer, an error page) is cut off past this size: the largest
+// JSON answer of a real Hub (a repo's file list) is a few MB, and a server streaming an endless
+// one must not grow the client without bound.
+inline constexpr std::size_t k_max_memory_body_bytes = 32 * 1024 * 1024;
+// The same for all response headers together (libcurl already limits a single header line).
+inline constexpr std::size_t k_max_header_bytes = 256 * 1024;
+
 struct HttpRequest {
   std::string method = "GET";  // GET, HEAD, POST, PUT, DELETE
   std::string url;
@@ -51,6 +58,8 @@ struct HttpRequest {
   std::chrono::seconds connect_timeout{10};
   // Abort when no byte arrives for this long (the reference's read timeout).
   std::chrono::seconds low_speed_timeout{30};
+  // A body that does not go to `sink` fails the request (not retried) past this many bytes.
+  std::size_t max_body_bytes = k_max_memory_body_bytes;
 };
 
 struct HttpResponse {
@@ -73,7 +82,8 @@ public:
 };
 
 // libcurl, with a pool of easy handles so connections are kept alive across requests and
-// threads. Proxies and NO_PROXY come from the environment as libcurl reads them.
+// threads. Proxies and NO_PROXY come from the environment as libcurl reads them. Only http and
+// https URLs are requested (libcurl refuses every other scheme).
 std::shared_ptr<Transport> make_curl_transport();
 
 }  // namespace kernelhub::hub

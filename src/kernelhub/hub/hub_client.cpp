@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/hub/hub_client.hpp>
 
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -116,6 +117,11 @@ HubResult<HttpResponse> HubClient::send(HttpRequest request, bool retry) const {
                     fmt::format("offline mode is enabled (HF_HUB_OFFLINE): no request to {}",
                                 request.url));
   }
+  if (!is_http_url(request.url)) {
+    return hub_fail(ErrorKind::invalid_response,
+                    fmt::format("refusing to request \"{}\": only http and https URLs are followed",
+                                request.url));
+  }
   const int attempts = retry ? std::max(1, m_options.retry.max_attempts) : 1;
   for (int attempt = 1;; ++attempt) {
     auto response = m_transport->perform(request);
@@ -219,10 +225,25 @@ HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
   const auto endpoint_origin = url_origin(m_endpoint.url);
   std::vector<TreeEntry> entries;
   std::optional<std::string> url = tree_url(m_endpoint.url, repo, revision, path, recursive);
-  // A server that loops its Link pages must not keep us here for ever.
-  for (int page = 0; url && page < 100000; ++page) {
+  // A server whose Link pages loop, or never end, must not keep us here for ever nor grow the
+  // listing without bound: a page URL seen before is an error, and so are more pages or
+  // entries than any real repository has (the Hub sends 1,000 entries a page).
+  constexpr std::size_t k_max_pages = 10000;
+  constexpr std::size_t k_max_entries = 1000000;
+  std::set<std::string> seen;
+  while (url) {
+    if (!seen.insert(*url).second) {
+      return hub_fail(ErrorKind::invalid_response,
+                      fmt::format("{}: the server's next page \"{}\" repeats an earlier page",
+                                  what, *url));
+    }
+    if (seen.size() > k_max_pages) {
+      return hub_fail(ErrorKind::invalid_response,
+                      fmt::format("{}: the server sent more than {} pages", what, k_max_pages));
+    }
+    const std::string request_url = *url;
     HttpRequest request;
-    request.url = *url;
+    request.url = request_url;
     request.headers = base_headers(url_origin(*url) == endpoint_origin);
     auto response = KH_HUB_TRY(detail::require_success(KH_HUB_TRY(send(std::move(request), true)), what));
     const auto json = KH_HUB_TRY(detail::json_body(response, what));
@@ -232,9 +253,16 @@ HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
     for (const auto& item : json) {
       entries.push_back(KH_HUB_TRY(parse_tree_entry(item)));
     }
+    if (entries.size() > k_max_entries) {
+      return hub_fail(ErrorKind::invalid_response,
+                      fmt::format("{}: the server listed more than {} entries", what, k_max_entries));
+    }
     url.reset();
     if (const auto link = response.headers.get("Link")) {
-      url = link_next(*link);
+      // Relative links are taken against the page they came from.
+      if (const auto next = link_next(*link)) {
+        url = resolve_location(request_url, *next);
+      }
     }
   }
   return entries;
@@ -280,6 +308,13 @@ HubResult<FileMetadata> HubClient::file_metadata(const RepoRef& repo, std::strin
     metadata.etag = normalize_etag(*etag);
     metadata.size = std::stoull(*size);
     metadata.location = redirect && location ? *location : url;
+    if (!is_http_url(metadata.location)) {
+      return hub_fail(ErrorKind::invalid_response,
+                      fmt::format("{}: the server redirected to \"{}\"; only http and https "
+                                  "are followed",
+                                  what, metadata.location),
+                      response.status);
+    }
     return metadata;
   }
   return hub_fail(ErrorKind::invalid_response, fmt::format("{}: too many redirects", what));

@@ -158,6 +158,11 @@ HubResult<DownloadResult> HubClient::download(const DownloadTask& task,
     if (have > metadata.size) {
       have = 0;
     }
+    if (!is_http_url(url)) {
+      return hub_fail(ErrorKind::invalid_response,
+                      fmt::format("{}: refusing to fetch \"{}\"; only http and https are followed",
+                                  what, url));
+    }
     HttpRequest request;
     request.url = url;
     // The token only goes to the Hub's own host, never to a CDN it redirects to.
@@ -167,10 +172,17 @@ HubResult<DownloadResult> HubClient::download(const DownloadTask& task,
     }
     PartialFileWriter writer(task.partial_file, have);
     std::uint64_t reported = have;
+    bool overrun = false;
     request.on_start = [&writer](long status, const HttpHeaders& headers) {
       return writer.start(status, headers);
     };
     request.sink = [&](std::string_view chunk) {
+      // Not a byte past the announced size reaches the disk: a server that keeps sending
+      // must not fill it.
+      if (chunk.size() > metadata.size - std::min(metadata.size, writer.written())) {
+        overrun = true;
+        return false;
+      }
       if (!writer.write(chunk)) {
         return false;
       }
@@ -182,6 +194,13 @@ HubResult<DownloadResult> HubClient::download(const DownloadTask& task,
     };
     auto response = m_transport->perform(request);
     const bool closed = writer.close();
+    if (overrun) {
+      std::error_code ec;
+      fs::remove(task.partial_file, ec);
+      return hub_fail(ErrorKind::checksum,
+                      fmt::format("{}: the server sent more than the {} bytes announced", what,
+                                  metadata.size));
+    }
     if (!response) {
       if (writer.bad_range()) {
         // The server answered a different range: drop our bytes and ask for all of it.

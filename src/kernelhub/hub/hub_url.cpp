@@ -126,6 +126,15 @@ std::optional<std::string> url_origin(std::string_view url) {
   return fmt::format("{}://{}:{}", scheme, lower(host), port);
 }
 
+bool is_http_url(std::string_view url) {
+  const auto scheme_len = scheme_length(url);
+  if (scheme_len == 0) {
+    return false;
+  }
+  const auto scheme = lower(url.substr(0, scheme_len - 1));
+  return scheme == "http" || scheme == "https";
+}
+
 std::string resolve_location(std::string_view base_url, std::string_view location) {
   if (scheme_length(location) != 0) {
     return std::string(location);

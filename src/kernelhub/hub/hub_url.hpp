@@ -29,6 +29,9 @@ std::optional<std::string> link_next(std::string_view link_header);
 // "scheme://host:port" of an absolute URL (lowercased host; default ports made explicit),
 // or nullopt for a relative one. Used to drop the token when a redirect leaves the host.
 std::optional<std::string> url_origin(std::string_view url);
+// True for an absolute http:// or https:// URL (any case). Only these are ever requested: a
+// redirect to gopher:// or file:// would turn the client into a raw TCP or local-file reader.
+bool is_http_url(std::string_view url);
 // Resolves a Location header against the URL it answered: absolute stays, `/path` keeps the
 // origin (the query of the base is dropped), anything else is taken relative to the base's
 // directory.

@@ -23,6 +23,9 @@ struct FakeReply {
   bool transient = true;
   // With `fail`: the body bytes delivered to the sink before the connection "breaks".
   std::string partial_body;
+  // When set, a 2xx body goes to the sink in pieces of this size, as a socket delivers it, and
+  // the delivery stops at the first piece the sink refuses.
+  std::size_t chunk_size = 0;
 };
 
 class FakeTransport final : public Transport {
@@ -64,8 +67,13 @@ public:
         if (request.on_start && !request.on_start(reply.status, response.headers)) {
           return tl::unexpected(TransportError{"aborted by on_start", false});
         }
-        if (!request.sink(reply.body)) {
-          return tl::unexpected(TransportError{"aborted by sink", false});
+        const std::size_t step = reply.chunk_size == 0 ? reply.body.size() : reply.chunk_size;
+        for (std::size_t offset = 0; offset < reply.body.size(); offset += step) {
+          const auto piece = std::string_view(reply.body).substr(offset, step);
+          if (!request.sink(piece)) {
+            return tl::unexpected(TransportError{"aborted by sink", false});
+          }
+          m_sunk_bytes += piece.size();
         }
       }
     } else {
@@ -76,6 +84,8 @@ public:
 
   const std::vector<HttpRequest>& requests() const { return m_requests; }
   std::size_t pending() const { return m_replies.size(); }
+  // Body bytes the sinks accepted, over every request.
+  std::size_t sunk_bytes() const { return m_sunk_bytes; }
 
   // A connection that breaks after `partial_body` (a transient failure).
   static FakeReply broken(long status = 0,
@@ -103,6 +113,7 @@ private:
   std::mutex m_mutex;
   std::deque<FakeReply> m_replies;
   std::vector<HttpRequest> m_requests;
+  std::size_t m_sunk_bytes = 0;
 };
 
 }  // namespace kernelhub::hub::testing
