@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -105,12 +106,15 @@ util::Expected<TreeListing> HubCache::listing(const hub::RepoRef& repo, std::str
     return tl::unexpected(as_error(entries.error()));
   }
   TreeListing listing;
+  std::vector<std::string> unsafe;
   for (const auto& entry : *entries) {
     if (entry.kind != hub::TreeEntry::Kind::file) {
       continue;
     }
+    // Kept in the listing (the tree cache lists the whole commit), but never fetched:
+    // snapshot_download refuses such a file when it is wanted and skips it otherwise.
     if (!is_safe_repo_path(entry.path)) {
-      return util::fail(fmt::format("the server listed the unsafe path \"{}\"", entry.path));
+      unsafe.push_back(entry.path);
     }
     TreeFile file;
     file.size = entry.size;
@@ -124,6 +128,12 @@ util::Expected<TreeListing> HubCache::listing(const hub::RepoRef& repo, std::str
   }
   if (auto done = write_tree_cache(cache.tree_file(commit), listing); !done) {
     return tl::unexpected(done.error());
+  }
+  for (const auto& path : unsafe) {
+    fmt::print(stderr,
+               "kernelhub: warning: {} at {} lists the unsafe path \"{}\"; it is never "
+               "downloaded\n",
+               repo.id.str(), commit, path);
   }
   return listing;
 }
@@ -153,8 +163,13 @@ util::Expected<SnapshotResult> HubCache::snapshot_download(const hub::RepoRef& r
   result.commit = *commit;
   result.path = cache.snapshot_dir(*commit);
   std::vector<PendingFile> pending;
+  std::vector<std::string> refused;
   for (const auto& [path, file] : *files) {
     if (!filter.matches(path)) {
+      continue;
+    }
+    if (!is_safe_repo_path(path)) {
+      refused.push_back(path);
       continue;
     }
     ++result.files;
@@ -163,6 +178,16 @@ util::Expected<SnapshotResult> HubCache::snapshot_download(const hub::RepoRef& r
     }
   }
 
+  if (!refused.empty()) {
+    // One of the wanted files cannot be stored without leaving the snapshot folder (or being
+    // misread on another system): the snapshot would be incomplete, so nothing is fetched.
+    return util::fail(fmt::format(
+        "refusing to download \"{}\" from {} at {}: the path is unsafe (absolute, with "
+        "\"..\", \".\", an empty part, a backslash or a NUL){}",
+        refused.front(), repo.id.str(), *commit,
+        refused.size() > 1 ? fmt::format(", and {} more such file(s)", refused.size() - 1)
+                           : std::string()));
+  }
   hub::ProgressBar bar(fmt::format("{}: {} file(s)", repo.id.str(), pending.size()),
                       /*enabled=*/!pending.empty());
   for (const auto& item : pending) {
@@ -258,7 +283,8 @@ util::Expected<SnapshotResult> HubCache::offline_snapshot(const hub::RepoRef& re
         continue;
       }
       ++result.files;
-      if (!present(cache.snapshot_file(*commit, path))) {
+      // An unsafe name is never stored, so it counts as missing (and is never stat'ed).
+      if (!is_safe_repo_path(path) || !present(cache.snapshot_file(*commit, path))) {
         missing.push_back(path);
       }
     }

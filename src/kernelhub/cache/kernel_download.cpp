@@ -118,7 +118,8 @@ util::Expected<KernelVersion> resolve_kernel_version(const HubCache& cache, cons
 std::vector<std::string> variant_names(const TreeListing& listing) {
   std::set<std::string> names;
   for (const auto& [path, file] : listing) {
-    if (path.rfind("build/", 0) != 0) {
+    // An unsafe name (listed, never downloaded) names no variant.
+    if (path.rfind("build/", 0) != 0 || !is_safe_repo_path(path)) {
       continue;
     }
     const auto slash = path.find('/', 6);
