@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The client against a hostile Hub (issue 12, items 8-10): `kernelhub download` and the Python
+`kernelhub.get_kernel` pointed with HF_ENDPOINT at tests/e2e/hostile_hub.py.
+
+  8  a redirect to gopher:// reaches no TCP port and one to file:// reads no local file; the
+     token goes to the Hub's origin only, never to the one it redirects to
+  9  a resolve body longer than the tree's size stops at that size; an endless JSON answer is
+     cut off; a tree page linking to itself is detected on its second visit
+ 10  `notes\\readme.txt` outside every variant is skipped (with a warning naming it): the
+     variant downloads and loads
+
+Every server answer is bounded (hostile_hub.py) and every client run has a timeout, so a
+regression fails on a figure or a timeout instead of filling the disk or hanging."""
+import os
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import VENV_BIN
+from hostile_hub import HostileHub
+
+TOKEN = "hf_hostile_test_token"
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    with HostileHub(tmp_path_factory.mktemp("hostile")) as hub:
+        yield hub
+
+
+def client_env(hub: HostileHub, cache: Path) -> dict:
+    env = dict(os.environ)
+    env.update({
+        "HF_ENDPOINT": hub.url,
+        "HF_TOKEN": TOKEN,
+        "HF_HOME": str(cache.parent / "hf-home"),
+        "HF_HUB_CACHE": str(cache),
+        "KERNELS_CACHE": str(cache),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    })
+    env.pop("HF_HUB_OFFLINE", None)
+    return env
+
+
+def download(kernelhub_bin, hub: HostileHub, repo: str, cache: Path) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(
+            [str(kernelhub_bin), "download", f"hostile/{repo}", "--revision", "main",
+             "--all-variants"],
+            env=client_env(hub, cache), capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`kernelhub download hostile/{repo}` did not finish in {TIMEOUT} s")
+
+
+def cached_files(cache: Path) -> list[Path]:
+    return [p for p in cache.rglob("*") if p.is_file() and not p.is_symlink()]
+
+
+def test_a_redirect_to_gopher_reaches_no_tcp_port(kernelhub_bin, hostile, tmp_path):
+    result = download(kernelhub_bin, hostile, "gopher", tmp_path / "cache")
+    assert result.returncode != 0
+    assert "gopher://" in result.stderr and "only http and https" in result.stderr, result.stderr
+    time.sleep(0.5)  # the sink accepts within 0.2 s: give a connection time to be counted
+    with hostile.stats.lock:
+        assert hostile.stats.sink_connections == 0, "the client delivered a request to a raw port"
+
+
+def test_a_redirect_to_a_local_file_is_never_read(kernelhub_bin, hostile, tmp_path):
+    cache = tmp_path / "cache"
+    result = download(kernelhub_bin, hostile, "file", cache)
+    assert result.returncode != 0, "the client took a local file for the download"
+    assert "file://" in result.stderr and "only http and https" in result.stderr, result.stderr
+    secret = hostile.secret.read_bytes()
+    assert not [p for p in cached_files(cache) if p.read_bytes() == secret]
+
+
+def test_the_token_goes_to_the_hub_and_never_to_another_origin(kernelhub_bin, hostile, tmp_path):
+    cache = tmp_path / "cache"
+    with hostile.stats.lock:
+        before = len(hostile.stats.requests)
+    result = download(kernelhub_bin, hostile, "token", cache)
+    assert result.returncode == 0, result.stderr
+    with hostile.stats.lock:
+        seen = hostile.stats.requests[before:]
+    hub_side = [auth for method, path, auth in seen if not path.startswith("cdn:")]
+    cdn_side = [(path, auth) for method, path, auth in seen if path.startswith("cdn:")]
+    assert hub_side and all(auth == f"Bearer {TOKEN}" for auth in hub_side), seen
+    assert cdn_side and all(auth is None for _, auth in cdn_side), cdn_side
+    landed = Path(result.stdout.strip().splitlines()[-1]) / "build/torch-cpu/__init__.py"
+    assert landed.read_text() == "x = 1\n"
+
+
+def test_a_resolve_body_longer_than_announced_stops_at_the_announced_size(
+        kernelhub_bin, hostile, tmp_path):
+    cache = tmp_path / "cache"
+    result = download(kernelhub_bin, hostile, "overlong", cache)
+    assert result.returncode != 0
+    assert "more than the 16 bytes" in result.stderr, result.stderr
+    with hostile.stats.lock:
+        sent = hostile.stats.sent.get("overlong", 0)
+    # What left the server before the client hung up: socket buffers, not the 256 MiB stream.
+    assert sent < 16 << 20, f"the client read {sent} bytes of a 16-byte file"
+    assert all(p.stat().st_size <= 16 for p in cached_files(cache) if "blobs" in p.parts)
+
+
+def test_an_endless_json_answer_is_cut_off(kernelhub_bin, hostile, tmp_path):
+    result = download(kernelhub_bin, hostile, "endless", tmp_path / "cache")
+    assert result.returncode != 0
+    assert "larger than" in result.stderr, result.stderr
+    with hostile.stats.lock:
+        sent = hostile.stats.sent.get("endless", 0)
+    # The client keeps 32 MiB of an API answer at most; the stream would go on to 256 MiB.
+    assert sent < 48 << 20, f"the client read {sent} bytes of an endless JSON answer"
+
+
+def test_a_tree_page_linking_to_itself_is_detected(kernelhub_bin, hostile, tmp_path):
+    result = download(kernelhub_bin, hostile, "loop", tmp_path / "cache")
+    assert result.returncode != 0
+    assert "repeats an earlier page" in result.stderr, result.stderr
+    with hostile.stats.lock:
+        pages = hostile.stats.loop_pages
+    assert pages <= 2, f"the client fetched the self-linked page {pages} times"
+
+
+def test_an_unsafe_name_outside_the_variants_is_skipped(kernelhub_bin, hostile, tmp_path):
+    result = download(kernelhub_bin, hostile, "oddname", tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert "notes\\readme.txt" in result.stderr and "unsafe" in result.stderr, result.stderr
+    snapshot = Path(result.stdout.strip().splitlines()[-1])
+    assert (snapshot / "build/torch-cpu/ops.py").read_text().startswith("def triple")
+    assert not list(snapshot.rglob("*readme*"))
+
+
+PYTHON = VENV_BIN / "python"
+
+
+@pytest.mark.skipif(not PYTHON.exists(), reason="needs the .venv with torch")
+def test_get_kernel_loads_a_version_whose_repository_has_an_unsafe_name(hostile, tmp_path):
+    code = textwrap.dedent("""
+        import torch, kernelhub
+        k = kernelhub.get_kernel("hostile/oddname", revision="main", backend="cpu")
+        x = torch.arange(4.0)
+        assert torch.equal(k.triple(x), x * 3)
+        print("loaded", k.__name__)
+    """)
+    env = client_env(hostile, tmp_path / "cache")
+    if os.environ.get("KERNELHUB_PYTHON_DIR"):
+        env["PYTHONPATH"] = os.environ["KERNELHUB_PYTHON_DIR"]
+    try:
+        result = subprocess.run([str(PYTHON), "-c", code], env=env, capture_output=True,
+                                text=True, stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"get_kernel did not finish in {TIMEOUT} s")
+    assert result.returncode == 0, result.stderr
+    assert "loaded" in result.stdout
