@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/util/file_io.hpp>
+
 namespace kernelhub::abi {
 
 util::Expected<std::string> ByteSource::read(std::uint64_t offset, std::uint64_t length) const {
@@ -27,14 +29,17 @@ util::Expected<std::string> MemoryByteSource::read_checked(std::uint64_t offset,
 }
 
 util::Expected<FileByteSource> FileByteSource::open(const std::filesystem::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one for ever; the
+  // check below then refuses it. Reads of a regular file ignore the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return util::fail(fmt::format("cannot open \"{}\": {}", path.string(), std::strerror(errno)));
   }
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
     ::close(fd);
-    return util::fail(fmt::format("\"{}\" is not a regular file", path.string()));
+    return util::fail(fmt::format("\"{}\" is {}, not a regular file", path.string(),
+                                  util::describe_file_type(info.st_mode)));
   }
   return FileByteSource(fd, static_cast<std::uint64_t>(info.st_size), path.string());
 }

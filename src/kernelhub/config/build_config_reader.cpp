@@ -16,6 +16,7 @@
 #include <kernelhub/config/legacy_reader.hpp>
 #include <kernelhub/config/toml_reader.hpp>
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/util/toml_depth.hpp>
 
 namespace kernelhub::config {
 
@@ -121,6 +122,16 @@ BuildConfigInspection inspect_build_config(std::string_view text, std::string fi
                                       .framework = TorchNoarch{}},
                            .file_name = file_name,
                            .text = std::string(text)};
+  // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
+  if (const auto deep = util::find_over_deep_toml(text)) {
+    SourceMap unused;
+    ReadContext ctx(text, file_name, sink, unused);
+    ctx.report(util::Severity::error,
+               util::SourceLocation{file_name, static_cast<std::uint32_t>(deep->line),
+                                    static_cast<std::uint32_t>(deep->column)},
+               fmt::format("invalid TOML: {}", deep->message));
+    return result;
+  }
   toml::table root;
   try {
     root = toml::parse(text, file_name);

@@ -12,6 +12,7 @@
 #include <kernelhub/hub/content_hash.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/util/toml_depth.hpp>
 
 namespace kernelhub::loader {
 
@@ -119,6 +120,10 @@ util::Expected<std::vector<types::KernelDependency>> read_project_dependencies(c
     return util::fail(fmt::format("no pyproject.toml found in: {}", project_dir.string()));
   }
   const auto text = KH_TRY(util::read_file(file));
+  // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
+  if (auto shallow = util::check_toml_depth(text, file.string()); !shallow) {
+    return tl::unexpected(shallow.error());
+  }
   toml::table root;
   try {
     root = toml::parse(text, file.string());

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/util/toml_depth.hpp>
 
 namespace kernelhub::loader {
 
@@ -51,6 +52,13 @@ bool truthy(const toml::node* node) {
 }  // namespace
 
 LoadResult<KernelRedirect> parse_kernel_status(std::string_view text) {
+  // The file comes from the Hub: a key of thousands of dotted parts must not crash the
+  // loader inside toml++ (issue 12).
+  if (const auto deep = util::find_over_deep_toml(text)) {
+    return load_fail(LoadErrorKind::value,
+                     fmt::format("kernel-status.toml is not valid TOML: line {}, column {}: {}",
+                                 deep->line, deep->column, deep->message));
+  }
   toml::table data;
   try {
     data = toml::parse(text, std::string_view("kernel-status.toml"));

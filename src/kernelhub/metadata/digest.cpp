@@ -2,12 +2,17 @@
 #include <kernelhub/metadata/digest.hpp>
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <system_error>
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::metadata {
 
@@ -70,15 +75,26 @@ bool is_excluded(const fs::path& path, const fs::path& relative) {
   return top_level && (relative == "metadata.json" || relative == "metadata.json.sigstore");
 }
 
-// Adds `path` to `digest` if it resolves to a regular file that is not excluded.
+// Adds `path` to `digest` if it resolves to a regular file that is not excluded. Folders are
+// walked, not hashed; any other kind of file (a FIFO, a device, a socket) is an error naming
+// it: leaving it out would give a digest that silently does not cover it, and reading it could
+// block for ever or never end.
 util::Expected<void> add_entry(Digest& digest, const fs::path& path, const fs::path& relative) {
   std::error_code error;
   const auto resolved = fs::canonical(path, error);
   if (error) {
     return util::fail(fmt::format("cannot resolve \"{}\": {}", path.string(), error.message()));
   }
-  if (!fs::is_regular_file(resolved, error) || is_excluded(path, relative)) {
+  struct stat info {};
+  if (::stat(resolved.c_str(), &info) != 0) {
+    return util::fail(fmt::format("cannot stat \"{}\": {}", path.string(), std::strerror(errno)));
+  }
+  if (S_ISDIR(info.st_mode) || is_excluded(path, relative)) {
     return {};
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return util::fail(fmt::format("cannot hash \"{}\": it is {}, not a regular file or folder",
+                                  path.string(), util::describe_file_type(info.st_mode)));
   }
   auto key = relative.generic_string();
   digest.files[key == "." ? std::string() : key] = KH_TRY(hash_file(digest.algorithm, path));

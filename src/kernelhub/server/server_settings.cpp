@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/util/toml_depth.hpp>
 
 namespace kernelhub::server {
 
@@ -54,6 +55,10 @@ util::Expected<std::map<std::string, OrganizationSettings>> read_organization_se
     return organizations;
   }
   const std::string text = KH_TRY(util::read_file(path));
+  // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
+  if (auto shallow = util::check_toml_depth(text, path.string()); !shallow) {
+    return tl::unexpected(shallow.error());
+  }
   toml::table parsed;
   try {
     parsed = toml::parse(text, path.string());

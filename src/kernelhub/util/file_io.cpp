@@ -13,10 +13,41 @@ namespace kernelhub::util {
 
 namespace fs = std::filesystem;
 
+std::string describe_file_type(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO (named pipe)";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
 Expected<std::string> read_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one for ever. It is
+  // a no-op for the regular files that get past the check below.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     return fail(fmt::format("cannot read \"{}\": {}", path.string(), std::strerror(errno)));
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const int saved = errno;
+    const bool stat_failed = info.st_mode == 0;
+    ::close(fd);
+    return fail(fmt::format("cannot read \"{}\": {}", path.string(),
+                            stat_failed ? std::string(std::strerror(saved))
+                                        : "it is " + describe_file_type(info.st_mode) +
+                                              ", not a regular file"));
   }
   std::string content;
   char buffer[64 * 1024];

@@ -9,8 +9,14 @@
 
 namespace kernelhub::util {
 
-// Reads a whole file; the error names the path and the OS reason.
+// Reads a whole regular file (after following links); the error names the path and the OS
+// reason. Anything else is refused before a byte is read: a FIFO would block for ever, and
+// /dev/zero or /dev/urandom never end.
 Expected<std::string> read_file(const std::filesystem::path& path);
+
+// "a FIFO (named pipe)", "a character device", ... for the mode of a file that is not a
+// regular file, for messages that refuse it; "a regular file" for one that is.
+std::string describe_file_type(unsigned mode);
 
 // Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`,
 // so readers and crashes never see a partial file.
