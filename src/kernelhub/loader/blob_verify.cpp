@@ -22,16 +22,34 @@ bool is_content_hash(std::string_view name) {
   return (name.size() == 40 || name.size() == 64) && is_hex(name);
 }
 
-// "size mtime_ns inode" of the blob, or nullopt when it cannot be stat'ed.
-std::optional<std::string> blob_stamp(const fs::path& blob) {
+// What a stamp records of a blob. ctime is the one field a user cannot set back: rewriting the
+// bytes in place and restoring mtime with `touch -d` or utime(2) still moves ctime to now, as
+// does any chmod, rename or hard link. dev + ino tell a replaced or restored file apart.
+struct BlobStat {
+  long long size = 0;
+  long long mtime_ns = 0;
+  long long ctime_ns = 0;
+  unsigned long long dev = 0;
+  unsigned long long ino = 0;
+
+  std::string render() const {
+    return fmt::format("v2 {} {} {} {} {}", size, mtime_ns, ctime_ns, dev, ino);
+  }
+  friend bool operator==(const BlobStat&, const BlobStat&) = default;
+};
+
+long long nanoseconds(const timespec& time) {
+  return static_cast<long long>(time.tv_sec) * 1000000000LL + time.tv_nsec;
+}
+
+std::optional<BlobStat> stat_blob(const fs::path& blob) {
   struct stat info {};
   if (::stat(blob.c_str(), &info) != 0) {
     return std::nullopt;
   }
-  const long long mtime_ns =
-      static_cast<long long>(info.st_mtim.tv_sec) * 1000000000LL + info.st_mtim.tv_nsec;
-  return fmt::format("{} {} {}", static_cast<long long>(info.st_size), mtime_ns,
-                     static_cast<unsigned long long>(info.st_ino));
+  return BlobStat{static_cast<long long>(info.st_size), nanoseconds(info.st_mtim),
+                  nanoseconds(info.st_ctim), static_cast<unsigned long long>(info.st_dev),
+                  static_cast<unsigned long long>(info.st_ino)};
 }
 
 // <stamp_root>/<repo folder>/<etag>: the blob lives at <repo folder>/blobs/<etag>.
@@ -72,15 +90,15 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& vari
     // Lexically: fs::relative would follow the link into blobs/.
     CorruptFile file{entry.path().lexically_relative(variant_path).generic_string(), entry.path(),
                      target, {}};
-    const auto stamp = blob_stamp(target);
-    if (!stamp) {
+    const auto before = stat_blob(target);
+    if (!before) {
       file.reason = "its blob is missing";
       corrupt.push_back(std::move(file));
       continue;
     }
     const auto stamp_file = stamp_root.empty() ? fs::path() : stamp_path(stamp_root, target);
     if (!stamp_file.empty()) {
-      if (const auto known = util::read_file(stamp_file); known && *known == *stamp) {
+      if (const auto known = util::read_file(stamp_file); known && *known == before->render()) {
         continue;
       }
     }
@@ -94,10 +112,13 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& vari
       corrupt.push_back(std::move(file));
       continue;
     }
-    if (!stamp_file.empty()) {
+    // Stamped only when nothing moved while we hashed: a write during the hash would
+    // otherwise be covered by a stamp of the bytes before it.
+    const auto after = stat_blob(target);
+    if (!stamp_file.empty() && after && *after == *before) {
       // A stamp that cannot be written only costs a rehash next time.
       fs::create_directories(stamp_file.parent_path(), ec);
-      (void)util::write_file_atomic(stamp_file, *stamp);
+      (void)util::write_file_atomic(stamp_file, before->render());
     }
   }
   return corrupt;

@@ -13,9 +13,12 @@
 //
 // Hashing a large kernel on every load would cost more than the load (sha256 runs at roughly
 // 1 GB/s; a flash-attention build is hundreds of MB), so a verified blob gets a stamp
-// (size, mtime_ns, inode) under <cache>/.kernelhub/verified/<repo folder>/<etag>, and a blob
-// whose stat still matches its stamp is not hashed again. Anything that rewrites or replaces
-// the blob (a partial copy, an editor, a restore) changes one of the three.
+// (size, mtime_ns, ctime_ns, device, inode) under <cache>/.kernelhub/verified/<repo
+// folder>/<etag>, and a blob whose stat still matches its stamp is not hashed again. Anything
+// that rewrites or replaces the blob changes ctime (or the inode), and no user can set ctime
+// back, so a rewrite with a restored mtime is caught too. What a stamp cannot see: a change
+// within the same file-system clock tick (a few ms) as the blob's previous change, and bytes
+// that rot on the disk without a write; `kernelhub verify` rehashes everything for those.
 namespace kernelhub::loader {
 
 struct CorruptFile {
