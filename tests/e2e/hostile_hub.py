@@ -15,6 +15,7 @@ resolve HEAD/GET. Each repository under the `hostile` organisation misbehaves in
   hostile/loop        the tree's `Link: rel="next"` names the page itself
   hostile/oddname     a loadable kernel plus `notes\\readme.txt` outside every variant
   hostile/token       resolve GET answers 302 to a second server (another origin)
+  hostile/plain       the same loadable kernel, well behaved (for the blob-check test)
 
 What each request received and how much each answer sent are kept in `stats` for the tests.
 """
@@ -129,9 +130,10 @@ class HostileHub:
     # -- the repositories -------------------------------------------------------------------
 
     def files_of(self, name: str) -> dict[str, bytes]:
-        if name == "oddname":
+        if name in ("oddname", "plain"):
             files = {path: text.encode() for path, text in VARIANT_FILES.items()}
-            files["notes\\readme.txt"] = b"not part of any variant\n"
+            if name == "oddname":
+                files["notes\\readme.txt"] = b"not part of any variant\n"
             return files
         if name == "overlong":
             return {"build/torch-cpu/big.bin": b"x" * 16}

@@ -8,6 +8,8 @@
      cut off; a tree page linking to itself is detected on its second visit
  10  `notes\\readme.txt` outside every variant is skipped (with a warning naming it): the
      variant downloads and loads
+ 11  a cached file rewritten in place at the same size, its mtime put back, is refused offline
+     and fetched again online, never imported
 
 Every server answer is bounded (hostile_hub.py) and every client run has a timeout, so a
 regression fails on a figure or a timeout instead of filling the disk or hanging."""
@@ -159,3 +161,50 @@ def test_get_kernel_loads_a_version_whose_repository_has_an_unsafe_name(hostile,
         pytest.fail(f"get_kernel did not finish in {TIMEOUT} s")
     assert result.returncode == 0, result.stderr
     assert "loaded" in result.stdout
+
+
+def load_triple(hub: HostileHub, cache: Path, **extra) -> subprocess.CompletedProcess:
+    code = textwrap.dedent("""
+        import torch, kernelhub
+        k = kernelhub.get_kernel("hostile/plain", revision="main", backend="cpu")
+        x = torch.arange(4.0)
+        print("factor", int((k.triple(x) / x)[1]))
+    """)
+    env = client_env(hub, cache)
+    env.update({k: str(v) for k, v in extra.items()})
+    if os.environ.get("KERNELHUB_PYTHON_DIR"):
+        env["PYTHONPATH"] = os.environ["KERNELHUB_PYTHON_DIR"]
+    try:
+        return subprocess.run([str(PYTHON), "-c", code], env=env, capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"get_kernel did not finish in {TIMEOUT} s")
+
+
+@pytest.mark.skipif(not PYTHON.exists(), reason="needs the .venv with torch")
+def test_a_blob_rewritten_in_place_with_its_mtime_restored_is_never_imported(hostile, tmp_path):
+    """Item 11: the blob check's stamp must not be fooled by a same-size rewrite whose mtime
+    is put back: offline the file is refused, online it is fetched again."""
+    cache = tmp_path / "cache"
+    first = load_triple(hostile, cache)
+    assert first.returncode == 0 and "factor 3" in first.stdout, first.stderr
+    link = next(cache.rglob("build/torch-cpu/ops.py"))
+    blob = link.resolve()
+    good = blob.read_bytes()
+    bad = good.replace(b"x * 3", b"x * 4")
+    assert len(bad) == len(good) and bad != good
+    before = blob.stat()
+    time.sleep(0.05)  # a later file-system clock tick than the blob's last change
+    with open(blob, "r+b") as handle:  # same inode, same size
+        handle.write(bad)
+    os.utime(blob, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = blob.stat()
+    assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+        before.st_size, before.st_mtime_ns, before.st_ino)
+
+    offline = load_triple(hostile, cache, HF_HUB_OFFLINE=1, HF_ENDPOINT="http://127.0.0.1:9")
+    assert "factor 4" not in offline.stdout, "the rewritten file was imported"
+    assert offline.returncode != 0 and "corrupted" in offline.stderr, offline.stderr
+    online = load_triple(hostile, cache)
+    assert online.returncode == 0 and "factor 3" in online.stdout, online.stderr
+    assert link.resolve().read_bytes() == good
