@@ -197,7 +197,7 @@ def _locked_locator(locks: KernelLocks, *, trust_remote_code, cache_only: bool,
         repo_id = spec[0]
         commit = locks.find_exact(*spec)
         if commit is None:
-            raise ValueError(f"Kernel dependency `{repo_id}` is not locked. Please lock it with "
+            raise ValueError(f"Kernel `{repo_id}` is not locked. Please lock it with "
                              "`kernels lock <project>` and then reinstall the project.")
         result = _install(repo_id, revision=commit, backend=backend,
                           local_files_only=cache_only,
