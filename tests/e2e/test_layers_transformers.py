@@ -71,12 +71,10 @@ def hub(kernel_builder, kernelhub_bin, tmp_path_factory):
     base = tmp_path_factory.mktemp("layers")
     rmsnorm = build(kernel_builder, EXAMPLES / "rmsnorm", base / "rmsnorm")
     dep_base = build(kernel_builder, EXAMPLES / "dep-base", base / "dep-base")
-    # The build's load check runs offline in an empty cache without LOCAL_KERNELS, where no
-    # kernel-depends entry can be found, so dep-user is built without the checks.
-    dep_user = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user", "--skip-checks")
+    dep_user = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user")
     # dep-user as kernels written for the reference are: `from kernels import get_kernel_dep`.
     idiom = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user-kernels-idiom",
-                  "--skip-checks", edit=use_the_kernels_idiom)
+                  edit=use_the_kernels_idiom)
     served = ServedHub(kernelhub_bin, base)
     served.kernels = {"rmsnorm": rmsnorm, "dep-base": dep_base, "dep-user": dep_user,
                       "dep-user-kernels-idiom": idiom}

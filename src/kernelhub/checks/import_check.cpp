@@ -28,6 +28,15 @@ try:
     module = kernels.get_local_kernel(pathlib.Path(sys.argv[1]), backend=sys.argv[2])
 except BaseException as error:
     traceback.print_exc()
+    # The offline resolvers' words (kernels 0.17) for a kernel-depends entry found nowhere.
+    import re
+    for pattern in (r"Version \S+ of '([^']+)' is not available in the local cache",
+                    r"Cannot find a local snapshot for (\S+) ", r"Could not resolve kernel: (\S+) "):
+        found = re.match(pattern, str(error))
+        if found and isinstance(error, (FileNotFoundError, ValueError)) \
+                and found.group(1) != sys.argv[1]:
+            print("kernelhub-import-check: missing dependency:", found.group(1), flush=True)
+            sys.exit(4)
     message = str(error).strip().splitlines()
     summary = type(error).__name__ + (": " + message[0] if message else "")
     notes = "; ".join(getattr(error, "__notes__", []))
@@ -62,6 +71,31 @@ class TemporaryFolder {
 };
 
 }  // namespace
+
+std::string absolute_local_kernels(std::string_view local_kernels) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= local_kernels.size()) {
+    auto end = local_kernels.find(':', start);
+    if (end == std::string_view::npos) {
+      end = local_kernels.size();
+    }
+    auto entry = std::string(local_kernels.substr(start, end - start));
+    const auto equals = entry.find('=');
+    if (equals != std::string::npos && equals + 1 < entry.size()) {
+      std::error_code ec;
+      const auto path = fs::absolute(entry.substr(equals + 1), ec);
+      if (!ec) {
+        entry = entry.substr(0, equals + 1) + path.string();
+      }
+    }
+    // Malformed entries pass unchanged: the loader's own error names them.
+    out += out.empty() && start == 0 ? "" : ":";
+    out += entry;
+    start = end + 1;
+  }
+  return out;
+}
 
 std::string last_line(std::string_view output) {
   while (!output.empty()) {
@@ -104,6 +138,17 @@ util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
   script.env = {{"HOME", home.path().string()}, {"HF_HUB_OFFLINE", "1"},
                 {"PYTHONDONTWRITEBYTECODE", "1"}};
   script.unset_env = {"PYTHONPATH", "PYTHONHOME", "LOCAL_KERNELS"};
+  if (!metadata->kernel_depends.empty()) {
+    // The variant's own files come first in get_local_kernel's resolvers, so these places can
+    // answer only for its dependencies.
+    if (options.local_kernels && !options.local_kernels->empty()) {
+      script.unset_env.pop_back();
+      script.env["LOCAL_KERNELS"] = absolute_local_kernels(*options.local_kernels);
+    }
+    if (options.kernels_cache) {
+      script.env["KERNELS_CACHE"] = fs::absolute(*options.kernels_cache, ec).string();
+    }
+  }
   auto output = runner.run(script);
   if (!output) {
     return util::fail(output.error().message);
@@ -113,7 +158,18 @@ util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
   result.loader_missing =
       output->exit_code == 3 &&
       result.output.find("kernelhub-import-check: no kernels package") != std::string::npos;
-  if (!result.loaded && !result.loader_missing) {
+  constexpr std::string_view k_missing = "kernelhub-import-check: missing dependency: ";
+  if (const auto at = result.output.rfind(k_missing);
+      output->exit_code == 4 && at != std::string::npos) {
+    const auto start = at + k_missing.size();
+    result.missing_dependency =
+        result.output.substr(start, result.output.find('\n', start) - start);
+  }
+  if (!result.missing_dependency.empty()) {
+    result.error = fmt::format(
+        "its kernel-depends \"{}\" is neither in LOCAL_KERNELS nor in the Hub cache",
+        result.missing_dependency);
+  } else if (!result.loaded && !result.loader_missing) {
     // The script's own summary ("Type: message (notes)") when it got that far; the loader adds
     // notes after the exception line, so a traceback's last line alone can be just a note.
     constexpr std::string_view k_marker = "kernelhub-import-check: error: ";

@@ -12,12 +12,20 @@
 // `kernels.get_local_kernel(path, backend=...)`, in a fresh Python process, the way a user
 // would. It runs with a temporary HOME (no user config or Hub cache), in a temporary working
 // folder, without PYTHONPATH (so the kernel's sources are not importable by accident), and
-// offline (HF_HUB_OFFLINE=1): a variant must load from its own files.
+// offline (HF_HUB_OFFLINE=1): a variant must load from its own files. Only a variant with
+// kernel-depends looks further, for its dependencies alone: in the user's LOCAL_KERNELS and
+// the user's Hub cache, which the offline loader only reads. A dependency found in neither
+// makes the check "not run" (missing_dependency), not failed: the variant was not loaded.
 namespace kernelhub::checks {
 
 struct ImportCheckOptions {
   std::string python = "python3";      // an interpreter with torch and `kernels` installed
   std::optional<std::string> backend;  // default: the variant's metadata.json backend
+  // Where a variant's kernel-depends are looked for (see above); unused for other variants.
+  // `local_kernels` as LOCAL_KERNELS spells it (relative paths are taken from our working
+  // folder), `kernels_cache` the folder kernels downloads into (KERNELS_CACHE).
+  std::optional<std::string> local_kernels;
+  std::optional<std::filesystem::path> kernels_cache;
 };
 
 struct ImportCheckResult {
@@ -27,6 +35,9 @@ struct ImportCheckResult {
   // The loader refused the backend ("Invalid backend 'rocm', system supported backends: ..."):
   // this machine's torch cannot load such variants, which says nothing about the variant.
   bool backend_unsupported = false;
+  // A kernel-depends entry (or one of its own) found neither in LOCAL_KERNELS nor in the Hub
+  // cache: the variant could not be loaded, which says nothing about its own files.
+  std::string missing_dependency;
   std::string backend;  // the backend it was loaded for
   std::string error;    // when not loaded: the last line of the traceback
   std::string output;   // everything the process printed
@@ -36,6 +47,10 @@ struct ImportCheckResult {
 util::Expected<ImportCheckResult> check_variant_import(const std::filesystem::path& variant,
                                                        const ImportCheckOptions& options,
                                                        ScriptRunner& runner);
+
+// `local_kernels` (LOCAL_KERNELS' "repo=path:repo=path") with each path made absolute from the
+// current folder, so a process started elsewhere finds the same folders.
+std::string absolute_local_kernels(std::string_view local_kernels);
 
 // The last non-empty line of `output` (a traceback's "Error: message" line).
 std::string last_line(std::string_view output);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/checks/python_imports_check.hpp>
 
+#include <algorithm>
+#include <array>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -28,6 +30,33 @@ void add_depends(const std::optional<std::vector<std::string>>& names,
       }
     }
   }
+}
+
+// The loaders that import a kernel: one of them is always present while the kernel's code
+// runs, and `get_kernel_dep` is how a kernel with kernel-depends receives its dependencies
+// (the reference's idiom is `from kernels import get_kernel_dep`). Anything else of theirs
+// (`get_kernel` at import time, say) fetches kernels build.toml does not declare.
+constexpr std::array<std::string_view, 2> k_loader_packages = {"kernels", "kernelhub"};
+constexpr std::string_view k_loader_api = "get_kernel_dep";
+
+bool is_loader_package(std::string_view top) {
+  return std::find(k_loader_packages.begin(), k_loader_packages.end(), top) !=
+         k_loader_packages.end();
+}
+
+// The names `import` takes from a loader package other than get_kernel_dep ("" when none).
+std::string loader_names_refused(const Import& import) {
+  if (!import.from_form) {
+    return {};  // `import kernels`: the module itself, used as `kernels.get_kernel_dep(...)`
+  }
+  std::string refused;
+  for (const auto& [name, alias] : import.names) {
+    if (name != k_loader_api) {
+      refused += refused.empty() ? "" : ", ";
+      refused += name;
+    }
+  }
+  return refused;
 }
 
 // The python-depends entry (any scope) that would provide `module`, for the hint.
@@ -97,10 +126,22 @@ void check_python_imports(std::string_view file, std::string_view source,
         kernel.python_depends.contains(top)) {
       continue;
     }
+    const auto loader_refused = is_loader_package(top) ? loader_names_refused(import) : "";
+    if (is_loader_package(top) && loader_refused.empty()) {
+      continue;
+    }
     util::Diagnostic diagnostic;
     diagnostic.location = {std::string(file), import.line, import.column};
     diagnostic.source_line = std::string(util::line_of(source, import.line));
-    if (top == kernel.package) {
+    if (!loader_refused.empty()) {
+      diagnostic.message = fmt::format(
+          "a kernel may import only \"{}\" from the loader \"{}\", not \"{}\"", k_loader_api,
+          top, loader_refused);
+      diagnostic.hint = fmt::format(
+          "declare the kernels it needs in [general] kernel-depends of build.toml and take them "
+          "with `from {} import {}` while the kernel is imported",
+          top, k_loader_api);
+    } else if (top == kernel.package) {
       diagnostic.message = fmt::format("the kernel's own package \"{}\" is imported absolutely", top);
       diagnostic.hint = "import it relatively (`from . import x`, `from .module import y`): each "
                         "build is loaded under its own unique module name";

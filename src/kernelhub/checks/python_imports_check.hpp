@@ -17,7 +17,9 @@
 // - its own modules, and those only relatively (`from ._ops import ops`): an absolute
 //   `import relu` finds another build, or nothing;
 // - the standard library, torch and the packages torch requires (ImportPolicy);
-// - the import names of its declared python-depends (any backend's).
+// - the import names of its declared python-depends (any backend's);
+// - the loader that imports it, `kernels` or `kernelhub`, for `get_kernel_dep` only (how a
+//   kernel receives its kernel-depends: `from kernels import get_kernel_dep`).
 // Each other import is an error at `file:line:col`. Decisions for the unclear cases:
 // - an import inside a `try:` body is optional (the except handles its absence): allowed;
 // - an import under `if TYPE_CHECKING:` never runs: allowed;

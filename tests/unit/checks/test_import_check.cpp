@@ -91,6 +91,63 @@ TEST(ImportCheck, MissingLoaderAndUnsupportedBackendAreToldApart) {
   EXPECT_TRUE(check_variant_import("variant", {}, rocm)->backend_unsupported);
 }
 
+void write_variant_with_depends() {
+  std::filesystem::create_directories("variant");
+  std::ofstream("variant/metadata.json")
+      << R"({"name": "user", "id": "_user_abc", "version": 1, "license": "MIT",
+            "python-depends": [], "backend": {"type": "cpu"},
+            "kernel-depends": [{"repo-id": "org/base", "version": 1}]})";
+}
+
+TEST(ImportCheck, KernelDependsAreLookedForInLocalKernelsAndTheHubCache) {
+  write_variant_with_depends();
+  FakeScriptRunner runner(0, "kernelhub-import-check: loaded _user_abc\n");
+  ImportCheckOptions options;
+  options.local_kernels = "org/base=rel/base:org/other=/abs/other";
+  options.kernels_cache = "/home/user/.cache/huggingface/hub";
+  ASSERT_TRUE(check_variant_import("variant", options, runner));
+  EXPECT_EQ(runner.last.env.at("LOCAL_KERNELS"),
+            "org/base=" + std::filesystem::absolute("rel/base").string() +
+                ":org/other=/abs/other");
+  EXPECT_EQ(runner.last.env.at("KERNELS_CACHE"), "/home/user/.cache/huggingface/hub");
+  EXPECT_THAT(runner.last.unset_env, ::testing::Not(::testing::Contains("LOCAL_KERNELS")));
+  EXPECT_EQ(runner.last.env.at("HF_HUB_OFFLINE"), "1");
+}
+
+TEST(ImportCheck, AVariantWithoutKernelDependsStaysHermetic) {
+  write_variant("cpu");
+  FakeScriptRunner runner(0, "kernelhub-import-check: loaded _relu_cpu_abc\n");
+  ImportCheckOptions options;
+  options.local_kernels = "org/base=/abs/base";
+  options.kernels_cache = "/home/user/.cache/huggingface/hub";
+  ASSERT_TRUE(check_variant_import("variant", options, runner));
+  EXPECT_FALSE(runner.last.env.contains("LOCAL_KERNELS"));
+  EXPECT_FALSE(runner.last.env.contains("KERNELS_CACHE"));
+  EXPECT_THAT(runner.last.unset_env, ::testing::Contains("LOCAL_KERNELS"));
+}
+
+TEST(ImportCheck, AMissingDependencyIsToldApartFromAFailure) {
+  write_variant_with_depends();
+  FakeScriptRunner runner(4,
+                          "FileNotFoundError: Cannot find a local snapshot for org/base ...\n"
+                          "kernelhub-import-check: missing dependency: org/base\n");
+  auto result = check_variant_import("variant", {}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_EQ(result->missing_dependency, "org/base");
+  EXPECT_EQ(result->error,
+            "its kernel-depends \"org/base\" is neither in LOCAL_KERNELS nor in the Hub cache");
+  // The script knows the loader's words for it.
+  EXPECT_THAT(runner.last.argv[2], HasSubstr("is not available in the local cache"));
+  EXPECT_THAT(runner.last.argv[2], HasSubstr("Cannot find a local snapshot for "));
+}
+
+TEST(ImportCheck, AbsoluteLocalKernels) {
+  EXPECT_EQ(absolute_local_kernels("a=/x:b=/y"), "a=/x:b=/y");
+  EXPECT_EQ(absolute_local_kernels("a=y"), "a=" + std::filesystem::absolute("y").string());
+  EXPECT_EQ(absolute_local_kernels("broken"), "broken");
+}
+
 TEST(ImportCheck, AVariantWithoutMetadataIsAnError) {
   std::filesystem::create_directories("empty");
   FakeScriptRunner runner(0, "");

@@ -155,6 +155,27 @@ else:
               ElementsAre("6:5", "10:5"));
 }
 
+TEST(PythonImportsCheck, TheLoadersGetKernelDepIsAllowed) {
+  // The reference's idiom for a kernel with kernel-depends, and ours.
+  EXPECT_THAT(lines("from kernels import get_kernel_dep\n"
+                    "from kernelhub import get_kernel_dep as dep\n"
+                    "import kernels\nimport kernelhub\n"
+                    "def f():\n    from kernels.deps import get_kernel_dep\n"),
+              IsEmpty());
+}
+
+TEST(PythonImportsCheck, OtherLoaderNamesPointAtKernelDepends) {
+  auto found = check("from kernels import get_kernel_dep, get_kernel\n"
+                     "from kernelhub import has_kernel\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].message,
+            "a kernel may import only \"get_kernel_dep\" from the loader \"kernels\", not "
+            "\"get_kernel\"");
+  EXPECT_THAT(found[0].hint, HasSubstr("kernel-depends"));
+  EXPECT_EQ(found[1].location.line, 2u);
+  EXPECT_THAT(found[1].message, HasSubstr("\"kernelhub\", not \"has_kernel\""));
+}
+
 TEST(PythonImportsCheck, StringsAndCommentsAreNotImports) {
   EXPECT_THAT(lines("# import numpy\ns = \"\"\"\nimport numpy\n\"\"\"\n"), IsEmpty());
 }

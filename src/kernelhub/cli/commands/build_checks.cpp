@@ -8,6 +8,7 @@
 #include <kernelhub/builder/command_runner.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/builder/torch_environment.hpp>
+#include <kernelhub/cache/cache_location.hpp>
 #include <kernelhub/checks/import_check.hpp>
 #include <kernelhub/checks/kernel_checks.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
@@ -110,11 +111,19 @@ std::string variant_torch_tag(const std::string& name) {
 
 }  // namespace
 
+checks::ImportCheckOptions load_check_options(const std::string& python) {
+  checks::ImportCheckOptions options;
+  options.python = python;
+  const auto env = hub::process_environment();
+  options.local_kernels = env("LOCAL_KERNELS");
+  options.kernels_cache = cache::kernels_cache_dir(env);
+  return options;
+}
+
 bool run_load_checks_after_build(const builder::BuildResult& result, const std::string& python) {
   checks::SubprocessScriptRunner runner;
   builder::SubprocessCommandRunner probe_runner;
-  checks::ImportCheckOptions options;
-  options.python = python;
+  const auto options = load_check_options(python);
   bool all_loaded = true;
   const auto torch = torch_tag(probe_runner, python);
   // One interpreter start, without importing anything, for every variant's key.
@@ -146,6 +155,11 @@ bool run_load_checks_after_build(const builder::BuildResult& result, const std::
                    "package is not installed in \"%s\"\n",
                    python.c_str());
       return all_loaded;
+    } else if (!checked->missing_dependency.empty()) {
+      std::fprintf(stderr,
+                   "kernel-builder: note: %s: not load-checked: %s; to check it, build or "
+                   "download that kernel and set LOCAL_KERNELS=%s=<its folder>\n",
+                   name.c_str(), checked->error.c_str(), checked->missing_dependency.c_str());
     } else if (checked->backend_unsupported) {
       std::fprintf(stderr, "kernel-builder: warning: %s: not load-checked: %s\n", name.c_str(),
                    checked->error.c_str());

@@ -14,6 +14,7 @@
 #include <kernelhub/abi/library_discovery.hpp>
 #include <kernelhub/checks/import_check.hpp>
 #include <kernelhub/cli/command_support.hpp>
+#include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 
 namespace kernelhub::cli::commands {
@@ -30,8 +31,7 @@ struct CheckLoadOptions {
 void run_check_load(const CheckLoadOptions& options, RunState& state) {
   require_directory(options.dir);
   const auto variants = value_or_fatal(abi::discover_variants(options.dir));
-  checks::ImportCheckOptions check_options;
-  check_options.python = options.python;
+  auto check_options = load_check_options(options.python);
   if (!options.backend.empty()) {
     check_options.backend = options.backend;
   }
