@@ -126,8 +126,10 @@ void check_python_imports(std::string_view file, std::string_view source,
         kernel.python_depends.contains(top)) {
       continue;
     }
-    const auto loader_refused = is_loader_package(top) ? loader_names_refused(import) : "";
-    if (is_loader_package(top) && loader_refused.empty()) {
+    // A module of the kernel's own named like a loader is the kernel's (imported absolutely).
+    const bool loader = is_loader_package(top) && !kernel.own_modules.contains(top);
+    const auto loader_refused = loader ? loader_names_refused(import) : "";
+    if (loader && loader_refused.empty()) {
       continue;
     }
     util::Diagnostic diagnostic;
