@@ -11,7 +11,6 @@ Importing kernelhub does not import torch.
 from pathlib import Path
 
 from . import _kernelhub, _system
-from ._errors import RepositoryNotFoundError, RevisionNotFoundError
 from ._loader import LoadedKernel, RepoInfo, loaded_kernels
 from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
@@ -81,6 +80,15 @@ __all__ = [
     "use_kernel_mapping",
     "use_kernelized_func",
 ]
+
+
+def __getattr__(name: str):
+    # The Hub error classes subclass huggingface_hub's, imported only when first asked for.
+    if name in ("RepositoryNotFoundError", "RevisionNotFoundError"):
+        from ._errors import error_class
+
+        return error_class(name)
+    raise AttributeError(f"module 'kernelhub' has no attribute {name!r}")
 
 
 def _find(repo_path: Path | str, backend: str | None):

@@ -8,17 +8,21 @@ subclass with the same message."""
 from __future__ import annotations
 
 import contextlib
-
-try:
-    from huggingface_hub import errors as _hf_errors
-except ImportError:  # huggingface_hub is optional for kernelhub
-    _hf_errors = None
+import functools
 
 
-def _error_class(name: str, base_name: str, builtin: type) -> type:
-    base = getattr(_hf_errors, base_name, None) if _hf_errors is not None else None
+@functools.lru_cache(maxsize=None)
+def error_class(name: str) -> type:
+    """huggingface_hub's `name` error class, subclassed so the core's message is enough to
+    build one; an OSError subclass when huggingface_hub is not installed. Made on first use:
+    importing huggingface_hub costs ~35 ms, which `import kernelhub` must not pay."""
+    try:
+        from huggingface_hub import errors as hf_errors
+    except ImportError:
+        hf_errors = None
+    base = getattr(hf_errors, name, None) if hf_errors is not None else None
     if base is None:
-        return type(name, (builtin,), {"__module__": __name__})
+        return type(name, (OSError,), {"__module__": "kernelhub"})
 
     def __init__(self, message: str):
         # HfHubHTTPError.__init__ reads an httpx response; the core has none to give.
@@ -31,17 +35,13 @@ def _error_class(name: str, base_name: str, builtin: type) -> type:
         return self.args[0] if self.args else ""
 
     return type(name, (base,), {"__init__": __init__, "__str__": __str__,
-                                "__module__": __name__})
+                                "__module__": "kernelhub"})
 
-
-RepositoryNotFoundError = _error_class("RepositoryNotFoundError", "RepositoryNotFoundError",
-                                       OSError)
-RevisionNotFoundError = _error_class("RevisionNotFoundError", "RevisionNotFoundError", OSError)
 
 # The labels hub/error_mapping.cpp puts in its messages, and the class each becomes.
 _BY_LABEL = (
-    (": repository not found", RepositoryNotFoundError),
-    (": revision not found", RevisionNotFoundError),
+    (": repository not found", "RepositoryNotFoundError"),
+    (": revision not found", "RevisionNotFoundError"),
 )
 
 
@@ -51,7 +51,7 @@ def translate_errors(repo_id: str):
         yield
     except (OSError, ValueError) as error:
         message = str(error)
-        for label, cls in _BY_LABEL:
+        for label, name in _BY_LABEL:
             if label in message:
-                raise cls(message) from None
+                raise error_class(name)(message) from None
         raise

@@ -8,7 +8,6 @@ repository is mapped; ours can.
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +92,8 @@ def caller_lock_text() -> tuple[str, str]:
     """kernels.lock from the distribution of the first caller outside kernelhub. The reference
     means to do this but stops at its own frames and never finds a user's lock (layers.md §7.4);
     skipping every kernelhub frame is the fix."""
+    import importlib.metadata  # ~5 ms, paid only by lock lookups
+
     frame = sys._getframe(1)  # inspect.stack() would read every frame's source file
     while frame is not None:
         name = frame.f_globals.get("__name__")

@@ -2,33 +2,40 @@
 """`Device` and the CUDA/ROCm capability ranges that key a kernel mapping (layers.md §4).
 
 The reference wraps these frozen dataclasses in huggingface_hub's `strict`, so a reversed
-range raises `StrictDataclassClassValidationError`. Users catch that class, so we use the same
-wrapper when huggingface_hub is installed and a plain `ValueError` otherwise.
+range raises `StrictDataclassClassValidationError` (with the ValueError as its cause). Users
+catch that class, so we raise it too when huggingface_hub is installed, and a plain ValueError
+otherwise. huggingface_hub is imported only then: importing it costs ~35 ms (httpx), which
+`import kernelhub` must not pay.
 """
 
 from dataclasses import dataclass
 
-try:
-    from huggingface_hub.dataclasses import strict as _strict
-except ImportError:  # huggingface_hub is optional for kernelhub
-    _strict = None
-
 
 def _with_validators(cls):
-    """Runs `validate_*` methods after __init__: through huggingface_hub's strict when it is
-    installed (its error class), else directly."""
-    if _strict is not None:
-        return _strict(cls)
+    """Runs the class's `validate_*` methods after __init__, as huggingface_hub's strict does
+    (its per-field type checks do not fire on these frozen classes in kernels either)."""
     init = cls.__init__
+    validators = [name for name in dir(cls) if name.startswith("validate_")]
 
     def __init__(self, *args, **kwargs):
         init(self, *args, **kwargs)
-        for name in dir(cls):
-            if name.startswith("validate_"):
+        for name in validators:
+            try:
                 getattr(self, name)()
+            except (ValueError, TypeError) as error:
+                raise _validation_error(name, error) from error
 
+    __init__.__signature__ = __import__("inspect").signature(init)
     cls.__init__ = __init__
     return cls
+
+
+def _validation_error(validator: str, cause: Exception) -> Exception:
+    try:
+        from huggingface_hub.errors import StrictDataclassClassValidationError
+    except ImportError:
+        return cause
+    return StrictDataclassClassValidationError(validator=validator, cause=cause)
 
 
 class _CapabilityRange:
