@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one file that knows Boost.Beast and Asio: an event-driven HTTP/1.1 server that turns
-// requests into HttpRequest, asks the HubRouter whether to read the body at all, runs it and
+// The one file that knows Asio (request_head.cpp shares Beast's head parser with it): an
+// event-driven HTTP/1.1 server that turns requests into HttpRequest, asks the HubRouter whether to read the body at all, runs it and
 // writes its HttpResponse back.
 //
 // Why not cpp-httplib (used until issue 12): it gives every connection a pool thread and reads
@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -36,6 +35,7 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
+#include <kernelhub/server/beast_request_head.hpp>
 #include <kernelhub/server/hub_router.hpp>
 
 namespace kernelhub::server {
@@ -170,14 +170,6 @@ class SpoolFile {
   std::size_t m_size = 0;
 };
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 // One connection: read a head, decide, maybe read the body, answer, and again while the
 // client keeps the connection alive. Every step runs on the connection's strand and under a
 // deadline of beast::tcp_stream, which closes the socket when it passes.
@@ -204,10 +196,7 @@ class Session : public std::enable_shared_from_this<Session> {
     m_keep_alive = false;
     m_is_head = false;
     m_head.emplace();
-    m_head->header_limit(static_cast<std::uint32_t>(m_state.limits.max_head_bytes));
-    // Beast refuses a Content-Length over its default body limit while parsing the head; the
-    // router's plan sets the real limit once the head is read (a 401 comes before a 413).
-    m_head->body_limit(boost::none);
+    detail::prepare_head_parser(*m_head, m_state.limits.max_head_bytes);
     if (!m_first_request && m_buffer.size() == 0) {
       // Between requests: wait (idle) for the first byte, then the head has its own deadline.
       m_stream.expires_after(m_state.limits.idle_timeout);
@@ -242,34 +231,19 @@ class Session : public std::enable_shared_from_this<Session> {
       close();
       return;
     }
-    if (ec == http::error::header_limit) {
-      refuse(431, fmt::format("request head larger than {} bytes",
-                              m_state.limits.max_head_bytes));
-      return;
-    }
     if (ec) {
-      // Every framing error lands here: two different Content-Length values, a negative or
-      // non-numeric one, Content-Length with chunked, a malformed line. A proxy in front
-      // may have read the framing otherwise, so nothing of it is trusted: 400 and close.
-      refuse(400, fmt::format("malformed request: {}", ec.message()));
+      const HubError refusal = detail::head_error(ec, m_state.limits.max_head_bytes);
+      refuse(refusal.status, refusal.message);
       return;
     }
-    const auto& head = m_head->get();
-    m_version = head.version();
-    m_keep_alive = head.keep_alive();
-    m_is_head = head.method() == http::verb::head;
-    m_request = HttpRequest{};
-    m_request.method = std::string(head.method_string());
-    m_request.target = std::string(head.target());
-    for (const auto& field : head) {
-      m_request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-    }
-    const auto host = head.find(http::field::host);
-    m_request.base_url = host == head.end() || host->value().empty()
-                             ? m_state.fallback_base
-                             : "http://" + std::string(host->value());
+    RequestHead head = detail::describe_head(*m_head, m_state.fallback_base);
+    m_version = head.version;
+    m_keep_alive = head.keep_alive;
+    m_is_head = head.is_head;
+    m_request = std::move(head.request);
 
-    const bool has_body = !m_head->is_done();
+    const bool has_body = head.has_body;
+
     const auto plan = m_state.router.admit(m_request);
     if (!plan) {
       answer(error_response(plan.error()), has_body ? BodyState::unread : BodyState::read);
@@ -279,7 +253,7 @@ class Session : public std::enable_shared_from_this<Session> {
       handle();
       return;
     }
-    const auto length = m_head->content_length();
+    const auto length = head.content_length;
     if (length && *length > plan->limit) {
       answer(error_response(HubError{413, "",
                                      fmt::format("request body too large: {} bytes, the limit "
@@ -288,12 +262,9 @@ class Session : public std::enable_shared_from_this<Session> {
              BodyState::unread);
       return;
     }
-    const auto expect = head.find(http::field::expect);
-    const bool wants_continue =
-        expect != head.end() && lower(expect->value()) == "100-continue";
     m_body_plan = *plan;
     m_body_length = length.value_or(plan->limit);
-    if (!wants_continue) {
+    if (!head.expect_continue) {
       read_body();
       return;
     }
@@ -383,6 +354,11 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (...) {
       response = error_response(HubError{500, "", "internal error"});
     }
+    // The answer never points into the request body: drop it (and unlink its spool file) now,
+    // not after the answer is written, so a client that got its answer finds nothing left.
+    m_request.body = {};
+    m_spool.reset();
+    m_string_body.reset();
     answer(std::move(response), BodyState::read);
   }
 
