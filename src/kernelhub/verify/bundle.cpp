@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/verify/bundle.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <initializer_list>
+
+#include <fmt/format.h>
+
+#include <kernelhub/verify/check.hpp>
+#include <nlohmann/json.hpp>
+#include <openssl/ts.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+namespace kernelhub::verify {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view k_code_signing_oid = "1.3.6.1.5.5.7.3.3";
+
+// One protobuf message as a JSON object read the way sigstore-models (pydantic, strict,
+// extra="forbid") reads it: every key must be a known field, in camelCase or its snake_case
+// proto name; null is the same as absent.
+class Message {
+ public:
+  Message(const json& value, std::string where) : m_value(value), m_where(std::move(where)) {}
+
+  // Fails on a key outside `fields` (camelCase names).
+  util::Expected<void> only(std::initializer_list<std::string_view> fields) const {
+    if (!m_value.is_object()) {
+      return util::fail(fmt::format("\"{}\" must be an object", m_where));
+    }
+    for (const auto& [key, _] : m_value.items()) {
+      const bool known = std::any_of(fields.begin(), fields.end(), [&](std::string_view field) {
+        return key == field || key == snake_case(field);
+      });
+      if (!known) {
+        return util::fail(fmt::format("\"{}.{}\": extra inputs are not permitted", m_where, key));
+      }
+    }
+    return {};
+  }
+
+  // The field's value, or null when absent or null.
+  const json* get(std::string_view field) const {
+    for (const std::string& name : {std::string(field), snake_case(field)}) {
+      const auto found = m_value.find(name);
+      if (found != m_value.end() && !found->is_null()) {
+        return &*found;
+      }
+    }
+    return nullptr;
+  }
+
+  std::string path(std::string_view field) const { return fmt::format("{}.{}", m_where, field); }
+
+  util::Expected<const json*> required(std::string_view field) const {
+    const json* value = get(field);
+    if (value == nullptr) {
+      return util::fail(fmt::format("\"{}\": field required", path(field)));
+    }
+    return value;
+  }
+
+  util::Expected<std::string> string(std::string_view field) const {
+    const json* value = KH_TRY(required(field));
+    if (!value->is_string()) {
+      return util::fail(fmt::format("\"{}\": input should be a valid string", path(field)));
+    }
+    return value->get<std::string>();
+  }
+
+  util::Expected<std::string> bytes(std::string_view field) const {
+    const std::string text = KH_TRY(string(field));
+    auto decoded = base64_decode(text);
+    if (!decoded) {
+      return util::fail(fmt::format("\"{}\": {}", path(field), decoded.error().message));
+    }
+    return decoded;
+  }
+
+  // protobuf JSON writes 64-bit integers as strings of digits; a JSON number is refused.
+  util::Expected<std::uint64_t> uint64(std::string_view field) const {
+    const json* value = KH_TRY(required(field));
+    if (!value->is_string()) {
+      return util::fail(fmt::format("\"{}\": expected protobuf uint64 as string, got {}",
+                                    path(field), value->type_name()));
+    }
+    const std::string text = value->get<std::string>();
+    std::uint64_t number = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+      return util::fail(fmt::format("\"{}\": not an unsigned 64-bit integer: \"{}\"",
+                                    path(field), text));
+    }
+    return number;
+  }
+
+  Message child(const json& value, std::string_view field) const {
+    return Message(value, path(field));
+  }
+
+ private:
+  static std::string snake_case(std::string_view camel) {
+    std::string out;
+    for (const char c : camel) {
+      if (c >= 'A' && c <= 'Z') {
+        out.push_back('_');
+        out.push_back(static_cast<char>(c - 'A' + 'a'));
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  }
+
+  const json& m_value;
+  std::string m_where;
+};
+
+util::Expected<std::vector<const json*>> array(const Message& message, std::string_view field,
+                                               bool required) {
+  const json* value = message.get(field);
+  std::vector<const json*> items;
+  if (value == nullptr) {
+    if (required) {
+      return util::fail(fmt::format("\"{}\": field required", message.path(field)));
+    }
+    return items;
+  }
+  if (!value->is_array()) {
+    return util::fail(fmt::format("\"{}\": input should be a valid list", message.path(field)));
+  }
+  for (const json& item : *value) {
+    items.push_back(&item);
+  }
+  return items;
+}
+
+util::Expected<Certificate> certificate_field(const Message& owner, const json& value,
+                                              std::string_view field) {
+  const Message certificate = owner.child(value, field);
+  KH_CHECK(certificate.only({"rawBytes"}));
+  const std::string der = KH_TRY(certificate.bytes("rawBytes"));
+  return parse_certificate_der(der);
+}
+
+bool has_code_signing(X509* certificate) {
+  auto* usages = static_cast<EXTENDED_KEY_USAGE*>(
+      X509_get_ext_d2i(certificate, NID_ext_key_usage, nullptr, nullptr));
+  if (usages == nullptr) {
+    return false;
+  }
+  bool found = false;
+  for (int i = 0; i < sk_ASN1_OBJECT_num(usages); ++i) {
+    char text[64] = {};
+    OBJ_obj2txt(text, sizeof(text), sk_ASN1_OBJECT_value(usages, i), 1);
+    found = found || text == k_code_signing_oid;
+  }
+  EXTENDED_KEY_USAGE_free(usages);
+  return found;
+}
+
+// sigstore's cert_is_leaf: an X.509 v3 certificate that is no CA, has digitalSignature and the
+// code-signing extended usage.
+util::Expected<void> check_leaf(X509* certificate) {
+  if (X509_get_version(certificate) != X509_VERSION_3) {
+    return util::fail("invalid X.509 version");
+  }
+  if (X509_check_ca(certificate) != 0) {
+    return util::fail(
+        "bundle contains an invalid leaf or non-leaf certificate in the leaf position");
+  }
+  if ((X509_get_key_usage(certificate) & KU_DIGITAL_SIGNATURE) == 0) {
+    return util::fail("invalid certificate for Sigstore purposes: missing digital signature usage");
+  }
+  if (!has_code_signing(certificate)) {
+    return util::fail(
+        "bundle contains an invalid leaf or non-leaf certificate in the leaf position");
+  }
+  return {};
+}
+
+util::Expected<TransparencyLogEntry> parse_entry(const Message& entry) {
+  KH_CHECK(entry.only({"logIndex", "logId", "kindVersion", "integratedTime", "inclusionPromise",
+                     "inclusionProof", "canonicalizedBody"}));
+  TransparencyLogEntry parsed;
+  parsed.log_index = KH_TRY(entry.uint64("logIndex"));
+  const Message log_id = entry.child(*KH_TRY(entry.required("logId")), "logId");
+  KH_CHECK(log_id.only({"keyId"}));
+  parsed.log_id = KH_TRY(log_id.bytes("keyId"));
+  const Message kind = entry.child(*KH_TRY(entry.required("kindVersion")), "kindVersion");
+  KH_CHECK(kind.only({"kind", "version"}));
+  parsed.kind = KH_TRY(kind.string("kind"));
+  parsed.version = KH_TRY(kind.string("version"));
+  if (entry.get("integratedTime") != nullptr) {
+    parsed.integrated_time = static_cast<std::int64_t>(KH_TRY(entry.uint64("integratedTime")));
+  }
+  if (const json* promise = entry.get("inclusionPromise")) {
+    const Message set = entry.child(*promise, "inclusionPromise");
+    KH_CHECK(set.only({"signedEntryTimestamp"}));
+    parsed.signed_entry_timestamp = KH_TRY(set.bytes("signedEntryTimestamp"));
+  }
+  parsed.canonicalized_body = KH_TRY(entry.bytes("canonicalizedBody"));
+  // The schema requires the proof; the checkpoint only sigstore's client rules (checked later,
+  // after the certificate, as Bundle._verify orders them).
+  const Message proof = entry.child(*KH_TRY(entry.required("inclusionProof")), "inclusionProof");
+  KH_CHECK(proof.only({"logIndex", "rootHash", "treeSize", "hashes", "checkpoint"}));
+  parsed.proof.log_index = KH_TRY(proof.uint64("logIndex"));
+  parsed.proof.root_hash = KH_TRY(proof.bytes("rootHash"));
+  parsed.proof.tree_size = KH_TRY(proof.uint64("treeSize"));
+  for (const json* hash : KH_TRY(array(proof, "hashes", true))) {
+    if (!hash->is_string()) {
+      return util::fail(fmt::format("\"{}\": input should be a valid string", proof.path("hashes")));
+    }
+    auto decoded = base64_decode(hash->get<std::string>());
+    if (!decoded) {
+      return util::fail(fmt::format("\"{}\": {}", proof.path("hashes"), decoded.error().message));
+    }
+    parsed.proof.hashes.push_back(std::move(*decoded));
+  }
+  if (const json* checkpoint = proof.get("checkpoint")) {
+    const Message note = proof.child(*checkpoint, "checkpoint");
+    KH_CHECK(note.only({"envelope"}));
+    parsed.proof.checkpoint = KH_TRY(note.string("envelope"));
+  }
+  return parsed;
+}
+
+util::Expected<void> parse_signature(const Message& root, const json& value, Bundle& bundle) {
+  const Message signature = root.child(value, "messageSignature");
+  KH_CHECK(signature.only({"messageDigest", "signature"}));
+  if (const json* digest_value = signature.get("messageDigest")) {
+    const Message digest = signature.child(*digest_value, "messageDigest");
+    KH_CHECK(digest.only({"algorithm", "digest"}));
+    const std::string algorithm = KH_TRY(digest.string("algorithm"));
+    static constexpr std::string_view k_algorithms[] = {"SHA2_256", "SHA2_384", "SHA2_512",
+                                                        "SHA3_256", "SHA3_384"};
+    if (std::find(std::begin(k_algorithms), std::end(k_algorithms), algorithm) ==
+        std::end(k_algorithms)) {
+      return util::fail(fmt::format("\"{}\": unknown hash algorithm \"{}\"",
+                                    digest.path("algorithm"), algorithm));
+    }
+    bundle.message_digest = KH_TRY(digest.bytes("digest"));
+  }
+  bundle.signature = KH_TRY(signature.bytes("signature"));
+  return {};
+}
+
+util::Expected<void> parse_envelope(const Message& root, const json& value, Bundle& bundle) {
+  const Message envelope = root.child(value, "dsseEnvelope");
+  KH_CHECK(envelope.only({"payload", "payloadType", "signatures"}));
+  DsseEnvelope parsed;
+  parsed.payload = KH_TRY(envelope.bytes("payload"));
+  parsed.payload_type = KH_TRY(envelope.string("payloadType"));
+  for (const json* item : KH_TRY(array(envelope, "signatures", true))) {
+    const Message signature = envelope.child(*item, "signatures");
+    KH_CHECK(signature.only({"sig", "keyid"}));
+    parsed.signatures.push_back(KH_TRY(signature.bytes("sig")));
+  }
+  bundle.dsse = std::move(parsed);
+  return {};
+}
+
+util::Expected<Bundle> parse_structure(const json& document) {
+  const Message root(document, "$");
+  KH_CHECK(root.only({"mediaType", "verificationMaterial", "messageSignature", "dsseEnvelope"}));
+  const std::string media_type = KH_TRY(root.string("mediaType"));
+  Bundle bundle;
+  if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.1") {
+    bundle.version = BundleVersion::v0_1;
+  } else if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.2") {
+    bundle.version = BundleVersion::v0_2;
+  } else if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.3" ||
+             media_type == "application/vnd.dev.sigstore.bundle.v0.3+json") {
+    bundle.version = BundleVersion::v0_3;
+  } else {
+    return util::fail(fmt::format("unsupported bundle format: \"{}\"", media_type));
+  }
+
+  const Message material =
+      root.child(*KH_TRY(root.required("verificationMaterial")), "verificationMaterial");
+  KH_CHECK(material.only({"publicKey", "x509CertificateChain", "certificate", "tlogEntries",
+                        "timestampVerificationData"}));
+  const json* public_key = material.get("publicKey");
+  const json* chain = material.get("x509CertificateChain");
+  const json* certificate = material.get("certificate");
+  if ((public_key != nullptr) + (chain != nullptr) + (certificate != nullptr) != 1) {
+    return util::fail(
+        "exactly one of publicKey, x509CertificateChain, or certificate must be set");
+  }
+  if (public_key != nullptr) {
+    const Message key = material.child(*public_key, "publicKey");
+    KH_CHECK(key.only({"hint"}));
+  }
+  std::vector<Certificate> chain_certificates;
+  if (chain != nullptr) {
+    const Message pool = material.child(*chain, "x509CertificateChain");
+    KH_CHECK(pool.only({"certificates"}));
+    for (const json* item : KH_TRY(array(pool, "certificates", true))) {
+      chain_certificates.push_back(KH_TRY(certificate_field(pool, *item, "certificates")));
+    }
+  }
+  std::optional<Certificate> single;
+  if (certificate != nullptr) {
+    single = KH_TRY(certificate_field(material, *certificate, "certificate"));
+  }
+  const auto entries = KH_TRY(array(material, "tlogEntries", true));
+  std::vector<TransparencyLogEntry> parsed_entries;
+  for (const json* entry : entries) {
+    parsed_entries.push_back(KH_TRY(parse_entry(material.child(*entry, "tlogEntries"))));
+  }
+  if (const json* timestamps = material.get("timestampVerificationData")) {
+    const Message data = material.child(*timestamps, "timestampVerificationData");
+    KH_CHECK(data.only({"rfc3161Timestamps"}));
+    for (const json* item : KH_TRY(array(data, "rfc3161Timestamps", false))) {
+      const Message stamp = data.child(*item, "rfc3161Timestamps");
+      KH_CHECK(stamp.only({"signedTimestamp"}));
+      bundle.rfc3161_timestamps.push_back(KH_TRY(stamp.bytes("signedTimestamp")));
+    }
+  }
+
+  const json* message_signature = root.get("messageSignature");
+  const json* envelope = root.get("dsseEnvelope");
+  if ((message_signature != nullptr) + (envelope != nullptr) != 1) {
+    return util::fail("exactly one of messageSignature or dsseEnvelope must be set");
+  }
+  if (message_signature != nullptr) {
+    KH_CHECK(parse_signature(root, *message_signature, bundle));
+  } else {
+    KH_CHECK(parse_envelope(root, *envelope, bundle));
+  }
+
+  // The rules the bundle's version adds on top of the schema (sigstore's Bundle._verify).
+  if (bundle.version == BundleVersion::v0_3) {
+    if (!single) {
+      return util::fail("expected certificate in bundle");
+    }
+    bundle.leaf = *single;
+  } else {
+    if (chain == nullptr) {
+      return util::fail("expected certificate chain in bundle");
+    }
+    if (chain_certificates.empty()) {
+      return util::fail("expected non-empty certificate chain in bundle");
+    }
+    // Later certificates of the pool are ignored: intermediates come from the trusted root.
+    KH_CHECK(check_leaf(chain_certificates.front().get()));
+    bundle.leaf = chain_certificates.front();
+  }
+  if (parsed_entries.size() != 1) {
+    return util::fail("expected exactly one log entry in bundle");
+  }
+  bundle.entry = std::move(parsed_entries.front());
+  if (bundle.entry.version != "0.0.1" && bundle.entry.version != "0.0.2") {
+    return util::fail(fmt::format("expected log entry version 0.0.1 - 0.0.2, got \"{}\"",
+                                  bundle.entry.version));
+  }
+  if (bundle.entry.proof.checkpoint.empty()) {
+    return util::fail("entry must contain inclusion proof, with checkpoint");
+  }
+  if (bundle.version == BundleVersion::v0_1) {
+    if (!bundle.entry.signed_entry_timestamp) {
+      return util::fail("bundle must contain an inclusion promise");
+    }
+  } else if (!bundle.entry.signed_entry_timestamp && bundle.rfc3161_timestamps.empty()) {
+    return util::fail("bundle must contain an inclusion promise or signed timestamp(s)");
+  }
+  for (const std::string& response : bundle.rfc3161_timestamps) {
+    const auto* cursor = reinterpret_cast<const unsigned char*>(response.data());
+    TS_RESP* decoded = d2i_TS_RESP(nullptr, &cursor, static_cast<long>(response.size()));
+    if (decoded == nullptr) {
+      return util::fail("invalid timestamp response");
+    }
+    TS_RESP_free(decoded);
+  }
+  return bundle;
+}
+
+}  // namespace
+
+util::Expected<Bundle> parse_bundle(std::string_view text) {
+  const json document = json::parse(text, nullptr, false);
+  if (document.is_discarded()) {
+    return util::fail("failed to load bundle: invalid JSON");
+  }
+  return parse_structure(document);
+}
+
+}  // namespace kernelhub::verify

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/verify/signed_variant.hpp>
+
+#include <system_error>
+
+#include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/util/file_io.hpp>
+#include <kernelhub/verify/bundle.hpp>
+#include <kernelhub/verify/bundle_verifier.hpp>
+
+namespace kernelhub::verify {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_file(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+SignatureCheck result(SignatureStatus status, std::string reason = {}) {
+  SignatureCheck check;
+  check.status = status;
+  check.reason = std::move(reason);
+  return check;
+}
+
+}  // namespace
+
+std::string_view kind_name(SignatureStatus status) {
+  switch (status) {
+    case SignatureStatus::success:
+      return "Success";
+    case SignatureStatus::bundle_missing:
+      return "SignatureBundleMissing";
+    case SignatureStatus::bundle_invalid:
+      return "SignatureBundleInvalid";
+    case SignatureStatus::metadata_missing:
+      return "MetadataMissing";
+    case SignatureStatus::signature_failure:
+      return "SignatureVerificationFailure";
+    case SignatureStatus::metadata_invalid:
+      return "MetadataInvalid";
+    case SignatureStatus::digest_missing:
+      return "DigestMissing";
+    case SignatureStatus::digest_mismatch:
+      return "DigestVerificationFailure";
+  }
+  return "Unknown";
+}
+
+SignatureCheck verify_signed_variant(const fs::path& variant_dir,
+                                     std::span<const GitHubWorkflowPolicy> policies,
+                                     const TrustedRoot& root) {
+  return verify_signed_variant(variant_dir, [&](std::string_view artifact, const Bundle& bundle) {
+    return verify_artifact(artifact, bundle, policies, root);
+  });
+}
+
+SignatureCheck verify_signed_variant(const fs::path& variant_dir,
+                                     const ArtifactVerifier& verify_signature) {
+  const fs::path bundle_path = variant_dir / "metadata.json.sigstore";
+  if (!is_file(bundle_path)) {
+    return result(SignatureStatus::bundle_missing);
+  }
+  auto bundle_text = util::read_file(bundle_path);
+  if (!bundle_text) {
+    return result(SignatureStatus::bundle_invalid, bundle_text.error().message);
+  }
+  auto bundle = parse_bundle(*bundle_text);
+  if (!bundle) {
+    return result(SignatureStatus::bundle_invalid, bundle.error().message);
+  }
+  const fs::path metadata_path = variant_dir / "metadata.json";
+  if (!is_file(metadata_path)) {
+    return result(SignatureStatus::metadata_missing);
+  }
+  auto metadata_bytes = util::read_file(metadata_path);
+  if (!metadata_bytes) {
+    return result(SignatureStatus::metadata_missing);
+  }
+  // Authenticate the bytes before the JSON parser sees them.
+  if (auto verified = verify_signature(*metadata_bytes, *bundle); !verified) {
+    return result(SignatureStatus::signature_failure, verified.error().message);
+  }
+  auto metadata = metadata::parse_metadata(*metadata_bytes);
+  if (!metadata) {
+    return result(SignatureStatus::metadata_invalid,
+                  "Cannot parse metadata: " + metadata.error().message);
+  }
+  if (!metadata->digest) {
+    return result(SignatureStatus::digest_missing);
+  }
+  const metadata::Digest& expected = *metadata->digest;
+  auto actual = metadata::hash_variant(expected.algorithm, variant_dir);
+  if (!actual) {
+    SignatureCheck check = result(SignatureStatus::digest_mismatch, actual.error().message);
+    return check;
+  }
+  SignatureCheck check;
+  check.violations = metadata::validate(expected, *actual);
+  check.status = check.violations.empty() ? SignatureStatus::success
+                                          : SignatureStatus::digest_mismatch;
+  return check;
+}
+
+}  // namespace kernelhub::verify

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <kernelhub/metadata/digest.hpp>
+#include <kernelhub/util/expected.hpp>
+#include <kernelhub/verify/bundle.hpp>
+#include <kernelhub/verify/identity_policy.hpp>
+#include <kernelhub/verify/trusted_root.hpp>
+
+// kernels' `verify_variant` (signatures.md §1.2): the variant's metadata.json is signed by a
+// trusted workflow (metadata.json.sigstore), and every file of the variant is the one its digest
+// names. Nothing here runs Python or touches the network.
+namespace kernelhub::verify {
+
+// The reference's VerificationResult kinds, in the order the steps can return them.
+enum class SignatureStatus {
+  success,
+  bundle_missing,        // SignatureBundleMissing
+  bundle_invalid,        // SignatureBundleInvalid(reason)
+  metadata_missing,      // MetadataMissing
+  signature_failure,     // SignatureVerificationFailure(reason)
+  metadata_invalid,      // MetadataInvalid(reason)
+  digest_missing,        // DigestMissing
+  digest_mismatch,       // DigestVerificationFailure(violations)
+};
+
+// The reference's class names: "Success", "SignatureBundleMissing", ...
+std::string_view kind_name(SignatureStatus status);
+
+struct SignatureCheck {
+  SignatureStatus status = SignatureStatus::success;
+  std::string reason;  // bundle_invalid, signature_failure, metadata_invalid
+  std::vector<metadata::DigestViolation> violations;
+
+  bool passed() const { return status == SignatureStatus::success; }
+};
+
+// Checks one variant folder; every outcome is a status. The signature is checked over the
+// exact bytes of metadata.json before they are parsed, and the same bytes are then parsed (a
+// file swapped in between cannot slip through). A file that cannot be rehashed (a dangling
+// link) is a digest mismatch naming it, since the digest cannot be confirmed.
+SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
+                                     std::span<const GitHubWorkflowPolicy> policies,
+                                     const TrustedRoot& root);
+
+// The same steps with the signature check behind a seam, so the steps after it (metadata,
+// digest) can be tested without a signing infrastructure.
+using ArtifactVerifier =
+    std::function<util::Expected<void>(std::string_view artifact, const Bundle& bundle)>;
+SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
+                                     const ArtifactVerifier& verify_signature);
+
+}  // namespace kernelhub::verify
