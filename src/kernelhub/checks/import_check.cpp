@@ -97,6 +97,34 @@ std::string absolute_local_kernels(std::string_view local_kernels) {
   return out;
 }
 
+std::optional<std::string> native_exception(std::string_view output) {
+  // libstdc++'s terminate handler: "terminate called after throwing an instance of 'T'" and
+  // "  what():  <message>"; c10::Error's message goes on with "Exception raised from ..." and
+  // the frames on later lines, which only -v shows.
+  constexpr std::string_view k_what = "what():";
+  const auto what = output.find(k_what);
+  if (what == std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto message = output.substr(what + k_what.size());
+  message = message.substr(0, message.find('\n'));
+  const auto first = message.find_first_not_of(" \t");
+  message = first == std::string_view::npos ? std::string_view() : message.substr(first);
+  while (!message.empty() && (message.back() == ' ' || message.back() == '\r')) {
+    message.remove_suffix(1);
+  }
+  std::string type;
+  constexpr std::string_view k_terminate = "terminate called after throwing an instance of '";
+  if (const auto at = output.rfind(k_terminate, what); at != std::string_view::npos) {
+    const auto start = at + k_terminate.size();
+    const auto end = output.find('\'', start);
+    if (end != std::string_view::npos && end < what) {
+      type = std::string(output.substr(start, end - start));
+    }
+  }
+  return fmt::format("{}{}", type.empty() ? "" : type + ": ", message);
+}
+
 std::string last_line(std::string_view output) {
   while (!output.empty()) {
     const auto end = output.find_last_not_of("\r\n \t");
@@ -178,7 +206,7 @@ util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
       const auto start = marker + k_marker.size();
       result.error = result.output.substr(start, result.output.find('\n', start) - start);
     } else {
-      result.error = last_line(result.output);
+      result.error = native_exception(result.output).value_or(last_line(result.output));
     }
     result.backend_unsupported = result.error.find("Invalid backend '") != std::string::npos;
     if (result.error.empty()) {

@@ -39,7 +39,9 @@ struct ImportCheckResult {
   // cache: the variant could not be loaded, which says nothing about its own files.
   std::string missing_dependency;
   std::string backend;  // the backend it was loaded for
-  std::string error;    // when not loaded: the last line of the traceback
+  // When not loaded: the Python exception ("Type: message (notes)"), else the C++ exception
+  // that ended the process ("c10::Error: <what()>"), else the output's last line.
+  std::string error;
   std::string output;   // everything the process printed
 };
 
@@ -51,6 +53,10 @@ util::Expected<ImportCheckResult> check_variant_import(const std::filesystem::pa
 // `local_kernels` (LOCAL_KERNELS' "repo=path:repo=path") with each path made absolute from the
 // current folder, so a process started elsewhere finds the same folders.
 std::string absolute_local_kernels(std::string_view local_kernels);
+
+// "T: message" of a C++ exception that reached std::terminate, from the terminate handler's
+// "what():" line (the first line of the message only); nullopt when there is none.
+std::optional<std::string> native_exception(std::string_view output);
 
 // The last non-empty line of `output` (a traceback's "Error: message" line).
 std::string last_line(std::string_view output);

@@ -154,6 +154,36 @@ TEST(ImportCheck, AVariantWithoutMetadataIsAnError) {
   EXPECT_FALSE(check_variant_import("empty", {}, runner));
 }
 
+TEST(ImportCheck, AnAbortShowsTheExceptionMessageNotTheLastFrame) {
+  write_variant("cpu");
+  FakeScriptRunner runner(
+      -1,
+      "terminate called after throwing an instance of 'c10::Error'\n"
+      "  what():  Explicitly provided namespace (mykernel) in schema string does not match "
+      "namespace of enclosing TORCH_LIBRARY block (_relu_abc).  (Error occurred while "
+      "processing TORCH_LIBRARY block at /k/torch-ext/torch_binding.cpp:9)\n"
+      "Exception raised from _def at aten/src/ATen/core/library.cpp:142 (most recent call "
+      "first):\n"
+      "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+      "frame #52: __libc_start_main + 0x85 (0x7f in libc.so.6)\n");
+  auto result = check_variant_import("variant", {}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_EQ(result->error,
+            "c10::Error: Explicitly provided namespace (mykernel) in schema string does not "
+            "match namespace of enclosing TORCH_LIBRARY block (_relu_abc).  (Error occurred "
+            "while processing TORCH_LIBRARY block at /k/torch-ext/torch_binding.cpp:9)");
+  EXPECT_THAT(result->output, HasSubstr("frame #52"));  // the trace stays for -v
+}
+
+TEST(ImportCheck, NativeException) {
+  EXPECT_EQ(native_exception("x\n  what():  boom\n"), "boom");
+  EXPECT_EQ(native_exception("terminate called after throwing an instance of "
+                             "'std::runtime_error'\n  what():  bad thing  \n"),
+            "std::runtime_error: bad thing");
+  EXPECT_EQ(native_exception("Traceback\nValueError: x\n"), std::nullopt);
+}
+
 TEST(ImportCheck, LastLine) {
   EXPECT_EQ(last_line("a\nb\n\n  \n"), "b");
   EXPECT_EQ(last_line("only"), "only");

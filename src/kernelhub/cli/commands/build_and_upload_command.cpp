@@ -23,6 +23,8 @@ void declare_build_and_upload(CLI::App& app, RunState& state) {
       throw util::FatalError("the build's checks failed (see above); nothing was uploaded");
     }
     upload->dir = build->dir;
+    upload->python = build->python;
+    upload->no_check = build->skip_checks;
     run_upload(*upload);
   });
 }

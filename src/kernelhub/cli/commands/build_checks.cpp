@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <kernelhub/builder/command_runner.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
@@ -72,31 +73,12 @@ std::optional<std::string> load_check_key(const builder::BuiltVariant& variant,
                                      *interpreter, *metadata));
 }
 
-std::filesystem::path load_check_stamp(const builder::BuiltVariant& variant) {
-  return variant.path.parent_path() / ".kernelhub" / variant.name / "load-check-passed";
-}
-
 bool passed_before(const builder::BuiltVariant& variant, const std::optional<std::string>& key) {
   if (!key) {
     return false;
   }
-  const auto stamp = util::read_file(load_check_stamp(variant));
-  return stamp && *stamp == *key;
-}
-
-void remember_pass(const builder::BuiltVariant& variant, const std::optional<std::string>& key) {
-  if (!key) {
-    return;
-  }
-  std::error_code error;
-  const auto stamp = load_check_stamp(variant);
-  std::filesystem::create_directories(stamp.parent_path(), error);
-  (void)util::write_file_atomic(stamp, *key);  // without the stamp the next build checks again
-}
-
-void forget_pass(const builder::BuiltVariant& variant) {
-  std::error_code error;
-  std::filesystem::remove(load_check_stamp(variant), error);
+  const auto record = current_load_check_record(variant.path);
+  return record && record->outcome == LoadCheckOutcome::passed && record->key == *key;
 }
 
 // The torch tag of an arch variant's name ("torch215-cxx11-cpu-..." -> "215"); "" for noarch
@@ -120,59 +102,170 @@ checks::ImportCheckOptions load_check_options(const std::string& python) {
   return options;
 }
 
-bool run_load_checks_after_build(const builder::BuildResult& result, const std::string& python) {
+LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
+                                             const std::string& python, Verbose verbose) {
   checks::SubprocessScriptRunner runner;
   builder::SubprocessCommandRunner probe_runner;
   const auto options = load_check_options(python);
-  bool all_loaded = true;
+  LoadCheckSummary summary;
   const auto torch = torch_tag(probe_runner, python);
   // One interpreter start, without importing anything, for every variant's key.
   const auto interpreter = builder::modules_fingerprint(python, {"torch", "kernels"}, probe_runner);
-  for (const auto& variant : result.variants) {
-    const auto tag = variant_torch_tag(variant.name);
-    if (!tag.empty() && !torch.empty() && tag != torch) {
-      // Built against another torch (--torch): only an environment with that torch loads it.
-      std::fprintf(stderr, "kernel-builder: note: %s: not load-checked: built for another torch\n",
-                   variant.name.c_str());
-      continue;
-    }
+  std::vector<builder::BuiltVariant> kept;
+  bool loader_missing = false;
+  for (auto& variant : result.variants) {
     const auto name = variant.path.lexically_normal().generic_string();
     const auto key = load_check_key(variant, interpreter);
+    LoadCheckRecord record{LoadCheckOutcome::not_checked, key.value_or(""),
+                           metadata_sha256(variant.path), {}};
+    const auto tag = variant_torch_tag(variant.name);
+    if (loader_missing) {
+      kept.push_back(std::move(variant));
+      continue;
+    }
     if (passed_before(variant, key)) {
       std::fprintf(stderr, "kernel-builder: %s: load check passed before on these files\n",
                    name.c_str());
+      kept.push_back(std::move(variant));
       continue;
     }
-    forget_pass(variant);
+    forget_load_check(variant.path);
+    if (!tag.empty() && !torch.empty() && tag != torch) {
+      // Built against another torch (--torch): only an environment with that torch loads it.
+      record.message = "built for another torch";
+      std::fprintf(stderr, "kernel-builder: note: %s: not load-checked: %s\n",
+                   variant.name.c_str(), record.message.c_str());
+      write_load_check_record(variant.path, record);
+      kept.push_back(std::move(variant));
+      continue;
+    }
     auto checked = checks::check_variant_import(variant.path, options, runner);
     if (!checked) {
       std::fprintf(stderr, "kernel-builder: error: %s: cannot run the load check: %s\n",
                    name.c_str(), checked.error().message.c_str());
-      all_loaded = false;
-    } else if (checked->loader_missing) {
+      summary.all_loaded = false;
+      kept.push_back(std::move(variant));
+      continue;
+    }
+    if (checked->loader_missing) {
       std::fprintf(stderr,
                    "kernel-builder: warning: not load-checking the variants: the kernels "
                    "package is not installed in \"%s\"\n",
                    python.c_str());
-      return all_loaded;
-    } else if (!checked->missing_dependency.empty()) {
+      loader_missing = true;
+      kept.push_back(std::move(variant));
+      continue;
+    }
+    if (!checked->missing_dependency.empty()) {
+      record.message = checked->error;
       std::fprintf(stderr,
                    "kernel-builder: note: %s: not load-checked: %s; to check it, build or "
                    "download that kernel and set LOCAL_KERNELS=%s=<its folder>\n",
                    name.c_str(), checked->error.c_str(), checked->missing_dependency.c_str());
     } else if (checked->backend_unsupported) {
+      record.message = checked->error;
       std::fprintf(stderr, "kernel-builder: warning: %s: not load-checked: %s\n", name.c_str(),
                    checked->error.c_str());
     } else if (!checked->loaded) {
+      record.outcome = LoadCheckOutcome::failed;
+      record.message = checked->error;
+      summary.all_loaded = false;
       std::fprintf(stderr,
                    "kernel-builder: error: %s: kernels.get_local_kernel cannot load it: %s\n",
                    name.c_str(), checked->error.c_str());
-      all_loaded = false;
+      if (verbose == Verbose::yes) {
+        std::fprintf(stderr, "%s\n", checked->output.c_str());
+      }
+      write_load_check_record(variant.path, record);
+      if (const auto aside = set_aside_failed_variant(variant.path)) {
+        std::fprintf(stderr,
+                     "kernel-builder: %s was moved to %s so that it cannot be uploaded or "
+                     "loaded%s\n",
+                     variant.name.c_str(), aside->lexically_normal().generic_string().c_str(),
+                     verbose == Verbose::yes ? "" : " (-v shows the loader's whole output)");
+        summary.failed.push_back({variant.name, *aside, checked->error});
+        continue;
+      }
+      kept.push_back(std::move(variant));
+      continue;
     } else {
-      remember_pass(variant, key);
+      record.outcome = LoadCheckOutcome::passed;
+    }
+    write_load_check_record(variant.path, record);
+    kept.push_back(std::move(variant));
+  }
+  result.variants = std::move(kept);
+  return summary;
+}
+
+void check_variants_before_upload(const std::vector<std::filesystem::path>& variants,
+                                  const std::filesystem::path& variants_root,
+                                  const std::string& python, NoCheck no_check) {
+  std::vector<std::string> refused;
+  const auto aside = set_aside_variants(variants_root);
+  if (no_check == NoCheck::yes) {
+    std::fprintf(stderr,
+                 "kernel-builder: warning: --no-check: publishing %zu variant(s) without making "
+                 "sure that kernels.get_local_kernel loads them\n",
+                 variants.size());
+    for (const auto& failed : aside) {
+      std::fprintf(stderr,
+                   "kernel-builder: warning: %s is not published: its last load check failed "
+                   "and it was set aside at %s\n",
+                   failed.name.c_str(), failed.path.generic_string().c_str());
+    }
+    return;
+  }
+  for (const auto& failed : aside) {
+    refused.push_back(fmt::format("{}: its last load check failed ({}); the build set it aside "
+                                  "at {}",
+                                  failed.name, failed.message, failed.path.generic_string()));
+  }
+  checks::SubprocessScriptRunner runner;
+  const auto options = load_check_options(python);
+  for (const auto& variant : variants) {
+    const auto name = variant.filename().string();
+    if (const auto record = current_load_check_record(variant)) {
+      if (record->outcome == LoadCheckOutcome::failed) {
+        refused.push_back(fmt::format("{}: its last load check failed ({})", name,
+                                      record->message));
+      } else if (record->outcome == LoadCheckOutcome::not_checked) {
+        std::fprintf(stderr, "kernel-builder: note: %s was not load-checked by the build: %s\n",
+                     name.c_str(), record->message.c_str());
+      }
+      continue;
+    }
+    // A hand-assembled or foreign build, or files changed since the build's check.
+    std::fprintf(stderr,
+                 "kernel-builder: %s: no load check on record for these files; checking it "
+                 "now\n",
+                 name.c_str());
+    const auto checked = checks::check_variant_import(variant, options, runner);
+    if (!checked) {
+      refused.push_back(fmt::format("{}: cannot run the load check: {}", name,
+                                    checked.error().message));
+    } else if (checked->loader_missing) {
+      refused.push_back(fmt::format(
+          "{}: cannot run the load check: the kernels package is not installed in \"{}\" "
+          "(--python)",
+          name, python));
+    } else if (!checked->missing_dependency.empty() || checked->backend_unsupported) {
+      std::fprintf(stderr, "kernel-builder: warning: %s: not load-checked: %s\n", name.c_str(),
+                   checked->error.c_str());
+    } else if (!checked->loaded) {
+      refused.push_back(fmt::format("{}: kernels.get_local_kernel cannot load it: {}", name,
+                                    checked->error));
+    } else {
+      write_load_check_record(
+          variant, {LoadCheckOutcome::passed, {}, metadata_sha256(variant), {}});
     }
   }
-  return all_loaded;
+  if (!refused.empty()) {
+    throw util::FatalError(fmt::format(
+        "not uploading: {} variant{} would not load for users:\n  {}\nfix the kernel and "
+        "build again (or pass --no-check to publish anyway)",
+        refused.size(), refused.size() == 1 ? "" : "s", fmt::join(refused, "\n  ")));
+  }
 }
 
 }  // namespace kernelhub::cli::commands

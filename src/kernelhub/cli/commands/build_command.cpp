@@ -73,7 +73,8 @@ std::size_t check_variants_abi(const builder::BuildResult& result, util::Severit
   return count;
 }
 
-void print_result(const builder::BuildResult& result, bool json) {
+void print_result(const builder::BuildResult& result, const LoadCheckSummary& checks,
+                  bool json) {
   if (json) {
     nlohmann::ordered_json out;
     out["unique_id"] = result.unique_id;
@@ -83,6 +84,12 @@ void print_result(const builder::BuildResult& result, bool json) {
                                  {"backend", types::to_string(variant.backend)},
                                  {"id", variant.id},
                                  {"path", variant.path.string()}});
+    }
+    // Built, but set aside because kernels.get_local_kernel cannot load them.
+    out["failed"] = nlohmann::ordered_json::array();
+    for (const auto& failed : checks.failed) {
+      out["failed"].push_back(
+          {{"name", failed.name}, {"path", failed.path.string()}, {"error", failed.message}});
     }
     out["skipped"] = nlohmann::ordered_json::array();
     for (const auto& skip : result.skipped) {
@@ -126,10 +133,16 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   if (!result) {
     throw util::FatalError(result.error().message);
   }
-  print_result(*result, options.json);
-  if (!options.skip_checks && !run_load_checks_after_build(*result, options.python)) {
-    state.exit_code = 1;
+  LoadCheckSummary checks;
+  if (!options.skip_checks) {
+    checks = run_load_checks_after_build(*result, options.python,
+                                         options.verbose ? Verbose::yes : Verbose::no);
+    if (!checks.all_loaded) {
+      state.exit_code = 1;
+    }
   }
+  // After the load check, so a variant it set aside is never announced as built.
+  print_result(*result, checks, options.json);
   if (options.abi_check != "off") {
     const auto violations = check_variants_abi(
         *result, options.abi_check == "error" ? util::Severity::error : util::Severity::warning);
@@ -163,7 +176,12 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
   sub.add_flag("--skip-checks", options.skip_checks,
                "skip check-layout, check-ops and check-imports before the build and "
                "check-load after it");
-  sub.add_flag("--json", options.json, "print the built and skipped variants as JSON");
+  sub.add_flag("--json", options.json,
+               "print the built, failed (set aside by the load check) and skipped variants as "
+               "JSON");
+  sub.add_flag("-v,--verbose", options.verbose,
+               "show the loader's whole output (the C++ or Python trace) when a load check "
+               "fails");
 }
 
 namespace {

@@ -19,6 +19,7 @@ struct BuildCommandOptions {
   std::string abi_check = "error";
   bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;
+  bool verbose = false;  // the loader's whole output when a load check fails
 };
 
 struct UploadOptions {
@@ -31,6 +32,10 @@ struct UploadOptions {
   bool is_private = false;
   bool create_pr = false;
   bool quiet = false;
+  // The interpreter that load-checks variants without a record of their last check (upload
+  // only; build-and-upload passes the build's) and --no-check.
+  std::string python = "python3";
+  bool no_check = false;
 };
 
 // Adds DIR and the build options to `sub`.

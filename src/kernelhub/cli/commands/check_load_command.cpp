@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kernel-builder check-load [DIR] [--python PATH] [--backend B] [--json]`: loads each build
+// `kernel-builder check-load [DIR] [--python PATH] [--backend B] [--json] [-v]`: loads each build
 // variant of DIR (or DIR itself when it is a variant) with the reference loader,
-// `kernels.get_local_kernel`, in a fresh Python process, and reports the last line of the
-// traceback of each one that fails (checks/import_check).
+// `kernels.get_local_kernel`, in a fresh Python process, and reports the exception of each
+// one that fails (checks/import_check); -v adds the loader's whole output.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -26,6 +26,7 @@ struct CheckLoadOptions {
   std::string python = "python3";
   std::string backend;
   bool json = false;
+  bool verbose = false;
 };
 
 void run_check_load(const CheckLoadOptions& options, RunState& state) {
@@ -47,17 +48,25 @@ void run_check_load(const CheckLoadOptions& options, RunState& state) {
     }
     const auto name = variant.lexically_normal().generic_string();
     if (options.json) {
-      out.push_back({{"variant", name},
-                     {"backend", result.backend},
-                     {"loaded", result.loaded},
-                     {"error", result.loaded ? nlohmann::ordered_json()
-                                             : nlohmann::ordered_json(result.error)}});
+      nlohmann::ordered_json entry = {
+          {"variant", name},
+          {"backend", result.backend},
+          {"loaded", result.loaded},
+          {"error", result.loaded ? nlohmann::ordered_json()
+                                  : nlohmann::ordered_json(result.error)}};
+      if (options.verbose && !result.loaded) {
+        entry["output"] = result.output;
+      }
+      out.push_back(std::move(entry));
     } else if (result.loaded) {
       std::printf("%s: loads with kernels.get_local_kernel (backend %s)\n", name.c_str(),
                   result.backend.c_str());
     } else {
       std::fprintf(stderr, "%s: error: kernels.get_local_kernel fails (backend %s): %s\n",
                    name.c_str(), result.backend.c_str(), result.error.c_str());
+      if (options.verbose) {
+        std::fprintf(stderr, "%s\n", result.output.c_str());
+      }
     }
     if (!result.loaded) {
       state.exit_code = 1;
@@ -83,7 +92,10 @@ void declare_check_load(CLI::App& app, RunState& state) {
   sub->add_option("--backend", options->backend,
                   "the backend to ask the loader for (default: each variant's own)");
   sub->add_flag("--json", options->json,
-                "print {\"variants\": [{\"variant\", \"backend\", \"loaded\", \"error\"}]}");
+                "print {\"variants\": [{\"variant\", \"backend\", \"loaded\", \"error\"}]} "
+                "(\"error\": the exception's message; with -v also \"output\")");
+  sub->add_flag("-v,--verbose", options->verbose,
+                "show the loader's whole output (the C++ or Python trace) of a failed load");
   sub->callback([options, &state] { run_check_load(*options, state); });
 }
 

@@ -13,9 +13,11 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/abi/library_discovery.hpp>
+#include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
@@ -126,8 +128,17 @@ void run_upload(const UploadOptions& options) {
   const fs::path dir = fs::canonical(options.dir);
   const auto variant_dirs = value_or_fatal(abi::discover_variants(dir));
   if (variant_dirs.empty()) {
-    throw util::FatalError(fmt::format(
-        "no build variants in \"{}\"; run `kernel-builder build` first", dir.string()));
+    std::vector<std::string> aside;
+    for (const auto& failed : set_aside_variants(dir / "build")) {
+      aside.push_back(fmt::format("{} ({})", failed.name, failed.message));
+    }
+    throw util::FatalError(
+        aside.empty()
+            ? fmt::format("no build variants in \"{}\"; run `kernel-builder build` first",
+                          dir.string())
+            : fmt::format("no build variants in \"{}\": the build set aside every variant, "
+                          "as none loads: {}",
+                          dir.string(), fmt::join(aside, "; ")));
   }
   const fs::path variants_root = variant_dirs.front().parent_path();
   if (!options.quiet) {
@@ -184,6 +195,11 @@ void run_upload(const UploadOptions& options) {
     request.log = [](const std::string& line) { fmt::print("{}\n", line); };
   }
 
+  // After the arguments are known good, before anything is sent: nothing that fails to load
+  // reaches users.
+  check_variants_before_upload(variant_dirs, variants_root, options.python,
+                               options.no_check ? NoCheck::yes : NoCheck::no);
+
   auto endpoint = hub::Endpoint::from_environment();
   if (!options.token.empty()) {
     endpoint.token = options.token;
@@ -232,6 +248,14 @@ void add_upload_options(CLI::App& command, UploadOptions& options, bool with_dir
   if (with_dir) {
     command.add_option("DIR", options.dir, "kernel directory (its build/ holds the variants)")
         ->capture_default_str();
+    // build-and-upload has the build's --python and --skip-checks for these.
+    command.add_option("--python", options.python,
+                       "the interpreter (with torch and kernels) that load-checks a variant "
+                       "with no record of a passed load check")
+        ->capture_default_str();
+    command.add_flag("--no-check", options.no_check,
+                     "publish without making sure each variant loads (variants whose load check "
+                     "failed stay unpublished)");
   }
   command.add_option("--repo-id", options.repo_id,
                      "Hub repository (default: general.hub.repo-id of build.toml)");
