@@ -12,6 +12,7 @@ resolve HEAD/GET. Each repository under the `hostile` organisation misbehaves in
   hostile/file        resolve GET answers 302 to file:///<a local file with the announced bytes>
   hostile/overlong    the tree says 16 bytes; resolve GET sends bytes until the client stops
   hostile/endless     repo info is a JSON object that never ends
+  hostile/headers     repo info is a status line followed by header lines that never end
   hostile/loop        the tree's `Link: rel="next"` names the page itself
   hostile/oddname     a loadable kernel plus `notes\\readme.txt` outside every variant
   hostile/token       resolve GET answers 302 to a second server (another origin)
@@ -198,6 +199,21 @@ class HostileHub:
                     pass
                 hub.stats.add_sent(name, sent)
 
+            def _endless_headers(self, name: str) -> None:
+                """A status line, then header lines until the client gives up or the limit."""
+                self.close_connection = True
+                line = b"X-Filler: " + b"h" * 990 + b"\r\n"
+                block = line * (CHUNK // len(line))
+                sent = 0
+                try:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    while sent < hub.stream_limit:
+                        self.wfile.write(block)
+                        sent += len(block)
+                except OSError:
+                    pass
+                hub.stats.add_sent(name, sent)
+
             # -- routing ------------------------------------------------------------------
 
             def _route(self, head: bool) -> None:
@@ -223,6 +239,9 @@ class HostileHub:
             def _api(self, name: str, rest: list[str], head: bool) -> None:
                 repo_id = f"{ORG}/{name}"
                 if rest[:1] == ["revision"] or not rest:
+                    if name == "headers":
+                        self._endless_headers(name)
+                        return
                     if name == "endless":
                         self._stream(name, b'{"id":"hostile/endless","sha":"' + COMMIT.encode()
                                      + b'","padding":"', b"A")

@@ -121,6 +121,16 @@ def test_an_endless_json_answer_is_cut_off(kernelhub_bin, hostile, tmp_path):
     assert sent < 48 << 20, f"the client read {sent} bytes of an endless JSON answer"
 
 
+def test_endless_response_headers_are_cut_off(kernelhub_bin, hostile, tmp_path):
+    # A guard, not a regression test: Debian's libcurl (7.88.1-10+deb12u15) already stops at
+    # 300 KiB of headers; the client's own 256 KiB limit keeps that true on any libcurl.
+    result = download(kernelhub_bin, hostile, "headers", tmp_path / "cache")
+    assert result.returncode != 0
+    with hostile.stats.lock:
+        sent = hostile.stats.sent.get("headers", 0)
+    assert sent < 16 << 20, f"the client read {sent} bytes of response headers"
+
+
 def test_a_tree_page_linking_to_itself_is_detected(kernelhub_bin, hostile, tmp_path):
     result = download(kernelhub_bin, hostile, "loop", tmp_path / "cache")
     assert result.returncode != 0
