@@ -94,6 +94,20 @@ TEST(HubClientHostile, TreeStopsAtARepeatedNextPage) {
   EXPECT_EQ(f.transport->requests().size(), 2u);
 }
 
+TEST(HubClientHostile, TreeStopsAfterTenThousandPages) {
+  // Every page names a new one: no URL repeats, so only the page count can end the walk.
+  Fixture f;
+  for (int i = 1; i <= 10001; ++i) {
+    const auto next = "http://hub:8080/api/kernels/org/relu/tree/x?cursor=" + std::to_string(i);
+    f.transport->push(200, {{"Link", "<" + next + R"(>; rel="next")"}}, "[]");
+  }
+  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  ASSERT_FALSE(tree);
+  EXPECT_NE(tree.error().message.find("more than 10000 pages"), std::string::npos)
+      << tree.error().message;
+  EXPECT_EQ(f.transport->requests().size(), 10000u);
+}
+
 TEST(HubClientHostile, DownloadStopsWritingAtTheAnnouncedSize) {
   Fixture f;
   FakeReply reply;
