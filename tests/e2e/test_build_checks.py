@@ -92,6 +92,30 @@ def test_build_refuses_the_bad_registration_before_building(kernel_builder, tmp_
     assert not (kernel / "build").exists()
 
 
+def test_build_refuses_a_hard_coded_namespace_in_cpp_before_compiling(kernel_builder, tmp_path):
+    """issue 13 item 3: `ops.def("mykernel::...")` and `TORCH_LIBRARY(mykernel, ...)` in C++
+    build fine and then abort whoever loads the kernel; check-ops finds them first."""
+    kernel = tmp_path / "relu"
+    shutil.copytree(EXAMPLES / "relu", kernel, ignore=shutil.ignore_patterns("build"))
+    binding = kernel / "torch-ext" / "torch_binding.cpp"
+    binding.write_text(binding.read_text()
+                       .replace('ops.def("relu(', 'ops.def("mykernel::relu(')
+                       .replace("TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)",
+                                "TORCH_LIBRARY(mykernel, ops)"))
+    result = run([kernel_builder, "build", kernel, "--python", PYTHON], cwd=tmp_path)
+    assert result.returncode != 0
+    assert "relu/torch-ext/torch_binding.cpp:9:1: error: TORCH_LIBRARY registers the kernel's " \
+           'ops under the fixed namespace "mykernel"' in result.stderr
+    assert "`TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)`" in result.stderr
+    assert "relu/torch-ext/torch_binding.cpp:10:11: error: the schema " \
+           '"mykernel::relu(Tensor! out, Tensor input) -> ()" names the namespace "mykernel"' \
+           in result.stderr
+    assert "the source checks found 2 problems; nothing was built" in result.stderr
+    assert not (kernel / "build").exists()
+    found = diagnostics(kernel_builder, "check-ops", kernel)
+    assert [(d["line"], d["column"]) for d in found] == [(9, 1), (10, 11)]
+
+
 # --- every example and the init templates pass --------------------------------------------------
 
 GOOD_EXAMPLES = sorted(p for p in EXAMPLES.iterdir()

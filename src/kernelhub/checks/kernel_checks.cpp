@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include <kernelhub/checks/native_op_registration_check.hpp>
 #include <kernelhub/checks/op_registration_check.hpp>
 #include <kernelhub/checks/python_imports_check.hpp>
 #include <kernelhub/checks/source_layout_check.hpp>
@@ -60,6 +61,30 @@ std::vector<std::string> kernel_python_files(const fs::path& kernel_dir,
   return files;
 }
 
+std::vector<std::string> kernel_native_files(const fs::path& kernel_dir,
+                                             const config::BuildConfig& config) {
+  std::vector<std::string> files;
+  auto add = [&](const std::vector<std::string>& listed) {
+    for (const auto& file : listed) {
+      std::error_code ec;
+      if (is_native_source(file) && fs::is_regular_file(kernel_dir / file, ec)) {
+        files.push_back(fs::path(file).lexically_normal().generic_string());
+      }
+    }
+  };
+  if (const auto* torch = std::get_if<config::Torch>(&config.framework)) {
+    add(torch->src.value_or(std::vector<std::string>{}));
+  } else if (const auto* tvm = std::get_if<config::TvmFfi>(&config.framework)) {
+    add(tvm->src);
+  }
+  for (const auto& kernel : config.kernels) {
+    add(kernel.src);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 void run_source_check(SourceCheck check, const fs::path& kernel_dir,
                       const config::LoadedBuildConfig& loaded, util::DiagnosticSink& sink) {
   DisplaySink display(kernel_dir, loaded.file_name, sink);
@@ -81,6 +106,16 @@ void run_source_check(SourceCheck check, const fs::path& kernel_dir,
       check_op_registrations(file, *text, display);
     } else {
       check_python_imports(file, *text, imports, ImportPolicy::builtin(), display);
+    }
+  }
+  if (check == SourceCheck::op_registrations) {
+    for (const auto& file : kernel_native_files(kernel_dir, config)) {
+      auto text = util::read_file(kernel_dir / file);
+      if (!text) {
+        display.error({file, 0, 0}, text.error().message);
+        continue;
+      }
+      check_native_op_registrations(file, *text, display);
     }
   }
 }

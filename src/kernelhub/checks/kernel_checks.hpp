@@ -19,6 +19,11 @@ enum class SourceCheck { op_registrations, layout, python_imports };
 std::vector<std::string> kernel_python_files(const std::filesystem::path& kernel_dir,
                                              const config::BuildConfig& config);
 
+// The C-family sources build.toml lists ([torch] / [tvm-ffi] and every [kernel.*] src) that
+// exist, sorted and without duplicates, relative to `kernel_dir` with '/' separators.
+std::vector<std::string> kernel_native_files(const std::filesystem::path& kernel_dir,
+                                             const config::BuildConfig& config);
+
 // Runs `check` on the kernel in `kernel_dir`. Diagnostics name files as `kernel_dir` joined with
 // their relative path (just the relative path when `kernel_dir` is "."), so they can be opened
 // from where the command ran. An unreadable file is reported as an error.
