@@ -124,12 +124,17 @@ BuildConfigInspection inspect_build_config(std::string_view text, std::string fi
                            .text = std::string(text)};
   // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
   if (const auto deep = util::find_over_deep_toml(text)) {
-    SourceMap unused;
-    ReadContext ctx(text, file_name, sink, unused);
-    ctx.report(util::Severity::error,
-               util::SourceLocation{file_name, static_cast<std::uint32_t>(deep->line),
-                                    static_cast<std::uint32_t>(deep->column)},
-               fmt::format("invalid TOML: {}", deep->message));
+    // The offending line may be 100 KB of `k.k.k`: quote its start only.
+    constexpr std::size_t k_quoted_columns = 120;
+    const auto line = static_cast<std::uint32_t>(deep->line);
+    auto source_line = std::string(util::line_of(text, line));
+    if (source_line.size() > k_quoted_columns) {
+      source_line = source_line.substr(0, k_quoted_columns) + " ...";
+    }
+    sink.report(util::Diagnostic{
+        util::Severity::error,
+        util::SourceLocation{file_name, line, static_cast<std::uint32_t>(deep->column)},
+        fmt::format("invalid TOML: {}", deep->message), {}, std::move(source_line)});
     return result;
   }
   toml::table root;
