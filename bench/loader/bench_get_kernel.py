@@ -53,10 +53,25 @@ CHILD = textwrap.dedent("""
     import torch
     side, op, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
     start = time.perf_counter()
+    if side == "floor":
+        # What any loader must at least do: import the cached variant's module by path.
+        import importlib.util
+        variant = next(Path(os.environ["HF_HUB_CACHE"]).glob("kernels--*/snapshots/*/build/*"))
+        spec = importlib.util.spec_from_file_location(
+            "_bench_floor", variant / "__init__.py", submodule_search_locations=[str(variant)])
+        kernel = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = kernel
+        spec.loader.exec_module(kernel)
+        x = torch.randn(4096)
+        print(json.dumps({{"first": time.perf_counter() - start, "calls": [], "import": 0.0,
+                          "same": bool(torch.equal(kernel.relu(x), torch.relu(x))),
+                          "module": kernel.__name__, "package": str(variant)}}))
+        raise SystemExit
     if side == "ours":
         import kernelhub as package
     else:
         import kernels as package
+    imported = time.perf_counter() - start
     if op == "locked":
         load = lambda: package.load_kernel({repo!r}, lockfile=Path(os.environ["BENCH_LOCKFILE"]),
                                            backend="cpu")
@@ -71,7 +86,7 @@ CHILD = textwrap.dedent("""
         per_call.append(time.perf_counter() - start)
     x = torch.randn(4096)
     same = bool(torch.equal(kernel.relu(x), torch.relu(x)))
-    print(json.dumps({{"first": first, "calls": per_call, "same": same,
+    print(json.dumps({{"first": first, "calls": per_call, "same": same, "import": imported,
                       "module": kernel.__name__, "package": package.__file__}}))
 """).format(repo=REPO)
 
@@ -271,13 +286,18 @@ def main() -> None:
             for side in sides:  # interleaved so load swings hit both
                 out = child(side, "get", args.calls, env(warm_cache))
                 times[side].setdefault("warm", []).append(out["first"])
+                times[side].setdefault("warm-after-import", []).append(
+                    out["first"] - out["import"])
                 times[side].setdefault("repeated", []).extend(out["calls"])
                 for phase, op, extra in (("locked", "locked", {"lockfile": lockfile}),
                                          ("offline", "get", {"offline": True})):
                     out = child(side, op, 0, env(warm_cache, **extra), phase=phase)
                     times[side].setdefault(phase, [])
+                    times[side].setdefault(f"{phase}-after-import", [])
                     if out is not None:
                         times[side][phase].append(out["first"])
+                        times[side][f"{phase}-after-import"].append(out["first"] - out["import"])
+        floor = [child("floor", "get", 0, env(warm_cache))["first"] for _ in range(args.repeat)]
         for i in range(args.cold_repeat):
             for side in sides:
                 cache = work / f"cache-cold-{side}-{i}"
@@ -317,24 +337,33 @@ def main() -> None:
     print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}; "
           f"warm, locked and offline: median of {args.repeat} processes; repeated: median of "
           f"{args.repeat * args.calls} calls; cold: median of {args.cold_repeat} processes")
-    print(f"{'phase':9} {'ours ms':>9} {'ref ms':>9} {'ratio':>7} {'req ours':>9} {'req ref':>8}")
+    print(f"{'phase':17} {'ours ms':>9} {'ref ms':>9} {'ratio':>7} {'req ours':>9} {'req ref':>8}")
     summary = {}
-    for phase in ("warm", "repeated", "cold", "locked", "offline"):
+    for phase in ("warm", "warm-after-import", "repeated", "cold", "locked",
+                  "locked-after-import", "offline", "offline-after-import"):
         row = {}
         for side in sides:
             if times[side][phase]:
                 row[f"{side}_ms"] = median_ms(times[side][phase])
-            row[f"requests_{side}"] = requests[side][phase]
+            row[f"requests_{side}"] = requests[side][phase.replace("-after-import", "")]
         if len(sides) == 2 and "reference_ms" in row and "ours_ms" in row:
             row["ratio"] = row["reference_ms"] / row["ours_ms"]
         summary[phase] = row
         cell = lambda key, fmt: format(row[key], fmt) if key in row else "-"
-        print(f"{phase:9} {cell('ours_ms', '9.2f'):>9} {cell('reference_ms', '9.2f'):>9} "
+        print(f"{phase:17} {cell('ours_ms', '9.2f'):>9} {cell('reference_ms', '9.2f'):>9} "
               f"{cell('ratio', '6.2f') + 'x' if 'ratio' in row else '-':>7} "
               f"{cell('requests_ours', ''):>9} {cell('requests_reference', ''):>8}")
     for side, phases in FAILURES.items():
         for phase, error in phases.items():
             print(f"{side} {phase}: fails: {error}")
+    floor_ms = median_ms(floor)
+    summary["import-floor"] = {"ms": floor_ms}
+    print(f"import floor (importlib of the cached variant): {floor_ms:.2f} ms")
+    for phase in ("warm", "locked", "offline"):
+        row = summary[f"{phase}-after-import"]
+        print(f"  {phase} load after the package import: " + ", ".join(
+            f"{side} {row[side + '_ms'] / floor_ms:.2f}x" for side in sides
+            if side + "_ms" in row) + " the floor")
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "times": times, "failures": FAILURES,
                                          "load_average": [load_before, load_after]}, indent=2))
