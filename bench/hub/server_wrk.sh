@@ -25,7 +25,7 @@ trap cleanup EXIT
 # A 4 KiB file, committed through the server's own API.
 head -c 4096 /dev/urandom > "$work/small.bin"
 echo bench-token > "$work/tokens"
-"$kernelhub" serve --root "$work/root" --port 0 --token-file "$work/tokens" --threads 64 \
+"$kernelhub" serve --root "$work/root" --port 0 --token-file "$work/tokens" --threads ${KH_THREADS:-64} \
   > "$work/url" 2>"$work/serve.log" &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done

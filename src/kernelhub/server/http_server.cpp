@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one file that knows Asio (request_head.cpp shares Beast's head parser with it): an
-// event-driven HTTP/1.1 server that turns requests into HttpRequest, asks the HubRouter whether to read the body at all, runs it and
-// writes its HttpResponse back.
+// event-driven HTTP/1.1 server that turns requests into HttpRequest, asks the HubRouter
+// whether to read the body at all, runs it and writes its HttpResponse back.
 //
 // Why not cpp-httplib (used until issue 12): it gives every connection a pool thread and reads
 // with blocking calls, so 32 idle keep-alive sockets or 40 clients dripping one header byte at
 // a time held every thread and locked everyone else out, SIGTERM waited on them, and it read
 // a whole body before any handler could look at the token. Here a connection waiting for bytes
-// holds no thread: each one is a socket, a parser and a deadline, and the pool threads only
-// run handlers.
+// holds no thread: each one is a socket, a parser and a deadline on one of the threads'
+// event loops, and a thread is busy only while it runs a handler.
 #include <kernelhub/server/http_server.hpp>
 
 #include <fcntl.h>
@@ -149,7 +149,9 @@ class SpoolFile {
     return sized && (m_size == 0 || m_data != nullptr);
   }
 
-  std::string_view view() const { return m_data == nullptr ? "" : std::string_view(m_data, m_size); }
+  std::string_view view() const {
+    return m_data == nullptr ? std::string_view() : std::string_view(m_data, m_size);
+  }
 
   void reset() {
     if (m_data != nullptr) {
@@ -171,8 +173,9 @@ class SpoolFile {
 };
 
 // One connection: read a head, decide, maybe read the body, answer, and again while the
-// client keeps the connection alive. Every step runs on the connection's strand and under a
-// deadline of beast::tcp_stream, which closes the socket when it passes.
+// client keeps the connection alive. Every step runs on the thread of the connection's
+// io_context and under a deadline of beast::tcp_stream, which closes the socket when it
+// passes.
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, ServerState& state, std::string peer)
@@ -489,14 +492,17 @@ constexpr std::string_view k_too_many =
     "Connection: close\r\nContent-Length: 53\r\n\r\n"
     "{\"error\":\"too many connections from this address\"}\r\n";
 
+// Accepts on the first io_context and hands each connection to the next one in turn.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  Listener(asio::io_context& io, tcp::acceptor& acceptor, ServerState& state)
-      : m_io(io), m_acceptor(acceptor), m_state(state), m_backoff(io) {}
+  Listener(std::vector<std::unique_ptr<asio::io_context>>& contexts, tcp::acceptor& acceptor,
+           ServerState& state)
+      : m_contexts(contexts), m_acceptor(acceptor), m_state(state), m_backoff(*contexts[0]) {}
 
   void accept() {
-    m_acceptor.async_accept(asio::make_strand(m_io), [self = shared_from_this()](
-                                                         beast::error_code ec, tcp::socket socket) {
+    asio::io_context& next = *m_contexts[m_next++ % m_contexts.size()];
+    m_acceptor.async_accept(next.get_executor(), [self = shared_from_this()](
+                                                     beast::error_code ec, tcp::socket socket) {
       self->on_accept(ec, std::move(socket));
     });
   }
@@ -529,7 +535,8 @@ class Listener : public std::enable_shared_from_this<Listener> {
     accept();
   }
 
-  asio::io_context& m_io;
+  std::vector<std::unique_ptr<asio::io_context>>& m_contexts;
+  std::size_t m_next = 0;  // only the first context's thread touches it
   tcp::acceptor& m_acceptor;
   ServerState& m_state;
   asio::steady_timer m_backoff;
@@ -571,9 +578,16 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   ConnectionCounter connections(limits.max_connections, limits.max_connections_per_peer);
   ServerState state{router, limits, connections, spool_dir, ""};
 
-  // Declared after everything its handlers point at, so it is destroyed (with the sessions
-  // its pending handlers own) before them.
-  asio::io_context io(static_cast<int>(threads));
+  // One io_context per thread, each connection on one of them: no lock is shared between
+  // threads on the hot path (one io_context run by 64 threads served a third of the requests
+  // per second, bench/hub/server_README.md). A handler that takes long (a large commit) delays
+  // only the connections of its own context. Declared after everything their handlers point
+  // at, so they are destroyed (with the sessions their pending handlers own) first.
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  for (std::size_t i = 0; i < threads; ++i) {
+    contexts.push_back(std::make_unique<asio::io_context>(1));
+  }
+  asio::io_context& io = *contexts[0];
   tcp::acceptor acceptor(io);
   beast::error_code ec;
   const auto ip = asio::ip::make_address(address.host, ec);
@@ -617,17 +631,25 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
     // running (a commit) finishes its git work before its thread leaves run().
     beast::error_code ignored;
     acceptor.close(ignored);
-    io.stop();
+    for (auto& context : contexts) {
+      context->stop();
+    }
   };
   signals.async_wait(on_signal);
 
-  std::make_shared<Listener>(io, acceptor, state)->accept();
+  std::make_shared<Listener>(contexts, acceptor, state)->accept();
   on_listening(base_url);
 
+  // Contexts with no connection yet must not return from run(): each keeps a work guard
+  // until stop().
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards;
+  for (auto& context : contexts) {
+    guards.push_back(asio::make_work_guard(*context));
+  }
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
   for (std::size_t i = 1; i < threads; ++i) {
-    pool.emplace_back([&io] { io.run(); });
+    pool.emplace_back([&context = *contexts[i]] { context.run(); });
   }
   io.run();
   for (auto& thread : pool) {

@@ -95,7 +95,8 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
                   "read; other bodies are small JSON, capped at 16 MiB)")
       ->capture_default_str();
   sub->add_option("--threads", options->threads,
-                  "threads that run requests (a connection waiting for bytes holds none)")
+                  "threads, each serving its share of the connections (a connection waiting "
+                  "for bytes holds none)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   sub->add_option("--head-timeout", options->head_timeout_s,
