@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/server/commit_request.hpp>
 
+#include <cctype>
+#include <utility>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -40,6 +43,172 @@ std::optional<std::string> string_member(const json& object, const char* key) {
   return it->get<std::string>();
 }
 
+// A commit of one 150 MB file is one 200 MB line. Parsed as JSON, its base64 string would be
+// grown in the lexer's buffer (up to twice its size while it doubles) and copied into the
+// tree: with the body and the decoded bytes, 4 to 5 times the body in memory. Base64 needs no
+// JSON escape, so the text between the quotes of `value.content` is the content itself: the
+// line is split into that view and the rest of the line with `""` in its place, which is
+// parsed as usual. Anything not plainly shaped so (an escape in the content or a key, a
+// repeated key, broken JSON) gives nullopt, and the whole line is parsed the usual way.
+struct SplitLine {
+  std::string rest;
+  std::string_view content;
+};
+
+class LineScanner {
+ public:
+  explicit LineScanner(std::string_view text) : m_text(text) {}
+
+  std::optional<SplitLine> split() {
+    std::optional<std::pair<std::size_t, std::size_t>> found;
+    if (!object([&](std::string_view key) {
+          if (key != "value" || peek() != '{') {
+            return skip_value();
+          }
+          if (m_seen_value) {
+            return false;
+          }
+          m_seen_value = true;
+          return object([&](std::string_view inner) {
+            if (inner != "content" || peek() != '"') {
+              return skip_value();
+            }
+            if (found) {
+              return false;
+            }
+            const std::size_t start = m_at + 1;
+            if (!string(nullptr)) {
+              return false;
+            }
+            found = std::pair{start, m_at - 1};
+            return m_text.substr(start, m_at - 1 - start).find('\\') == std::string_view::npos;
+          });
+        })) {
+      return std::nullopt;
+    }
+    skip_space();
+    if (m_at != m_text.size() || !found) {
+      return std::nullopt;
+    }
+    const auto [start, end] = *found;
+    SplitLine out;
+    out.rest.reserve(m_text.size() - (end - start));
+    out.rest.append(m_text.substr(0, start));
+    out.rest.append(m_text.substr(end));
+    out.content = m_text.substr(start, end - start);
+    return out;
+  }
+
+ private:
+  char peek() {
+    skip_space();
+    return m_at < m_text.size() ? m_text[m_at] : '\0';
+  }
+
+  void skip_space() {
+    while (m_at < m_text.size() && (m_text[m_at] == ' ' || m_text[m_at] == '\t' ||
+                                    m_text[m_at] == '\r' || m_text[m_at] == '\n')) {
+      ++m_at;
+    }
+  }
+
+  // A string token; `key` gets its text when it has no escape (else the scan gives up).
+  bool string(std::string_view* key) {
+    if (peek() != '"') {
+      return false;
+    }
+    const std::size_t start = ++m_at;
+    bool escaped = false;
+    for (; m_at < m_text.size() && m_text[m_at] != '"'; ++m_at) {
+      if (m_text[m_at] == '\\') {
+        escaped = true;
+        ++m_at;
+      }
+    }
+    if (m_at >= m_text.size() || (key != nullptr && escaped)) {
+      return false;
+    }
+    if (key != nullptr) {
+      *key = m_text.substr(start, m_at - start);
+    }
+    ++m_at;
+    return true;
+  }
+
+  // `{ "key": value, ... }`, `member` reading each value.
+  template <typename Member>
+  bool object(Member&& member) {
+    if (peek() != '{') {
+      return false;
+    }
+    ++m_at;
+    if (peek() == '}') {
+      ++m_at;
+      return true;
+    }
+    while (true) {
+      std::string_view key;
+      if (!string(&key) || peek() != ':') {
+        return false;
+      }
+      ++m_at;
+      if (!member(key)) {
+        return false;
+      }
+      const char next = peek();
+      ++m_at;
+      if (next == '}') {
+        return true;
+      }
+      if (next != ',') {
+        return false;
+      }
+    }
+  }
+
+  // Any other value, skipped by its brackets and strings (nlohmann checks it on the rest).
+  // Every quote is read by string(), so the scan splits strings exactly where a JSON lexer
+  // does: the content range is always the inside of one string token.
+  bool skip_value() {
+    const char first = peek();
+    if (first == '"') {
+      return string(nullptr);
+    }
+    if (first == '{' || first == '[') {
+      int depth = 0;
+      while (m_at < m_text.size()) {
+        const char c = m_text[m_at];
+        if (c == '"') {
+          if (!string(nullptr)) {
+            return false;
+          }
+          continue;
+        }
+        if (c == '{' || c == '[') {
+          ++depth;
+        } else if ((c == '}' || c == ']') && --depth == 0) {
+          ++m_at;
+          return true;
+        }
+        ++m_at;
+      }
+      return false;
+    }
+    // A number or a literal.
+    const std::size_t start = m_at;
+    while (m_at < m_text.size() && (std::isalnum(static_cast<unsigned char>(m_text[m_at])) != 0 ||
+                                    m_text[m_at] == '-' || m_text[m_at] == '+' ||
+                                    m_text[m_at] == '.')) {
+      ++m_at;
+    }
+    return m_at > start;
+  }
+
+  std::string_view m_text;
+  std::size_t m_at = 0;
+  bool m_seen_value = false;
+};
+
 HubExpected<std::string> operation_path(const json& value, std::size_t line) {
   auto path = string_member(value, "path");
   if (!path) {
@@ -49,7 +218,10 @@ HubExpected<std::string> operation_path(const json& value, std::size_t line) {
   return *path;
 }
 
+// `raw_content`: the content's text when the line was split (LineScanner), else nullopt and
+// the content is `value.content`.
 HubExpected<CommitOperation> parse_operation(std::string_view key, const json& value,
+                                             std::optional<std::string_view> raw_content,
                                              std::size_t line, const BlobSink& sink) {
   if (key == "file") {
     const std::string path = KH_HUB_TRY(operation_path(value, line));
@@ -59,8 +231,12 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
           fmt::format("commit line {}: encoding \"{}\" is not supported; use base64", line,
                       encoding));
     }
-    auto content = string_member(value, "content");
-    std::optional<std::string> decoded = content ? decode_base64(*content) : std::nullopt;
+    std::optional<std::string> decoded;
+    if (raw_content) {
+      decoded = decode_base64(*raw_content);
+    } else if (const auto content = string_member(value, "content")) {
+      decoded = decode_base64(*content);
+    }
     if (!decoded) {
       return bad_request(
           fmt::format("commit line {}: \"content\" of \"{}\" is not valid base64", line, path));
@@ -158,7 +334,9 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body, const Blo
     if (line.find_first_not_of(" \t") == std::string_view::npos) {
       continue;
     }
-    const json entry = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    const std::optional<SplitLine> split = LineScanner(line).split();
+    const json entry = json::parse(split ? std::string_view(split->rest) : line, nullptr,
+                                   /*allow_exceptions=*/false);
     if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() ||
         !entry.contains("value") || !entry["value"].is_object()) {
       return bad_request(fmt::format(
@@ -180,7 +358,9 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body, const Blo
     if (key == "header") {
       return bad_request(fmt::format("commit line {}: a second header", line_number));
     }
-    request.operations.push_back(KH_HUB_TRY(parse_operation(key, value, line_number, sink)));
+    const auto raw_content = split ? std::optional(split->content) : std::nullopt;
+    request.operations.push_back(
+        KH_HUB_TRY(parse_operation(key, value, raw_content, line_number, sink)));
   }
   if (!seen_header) {
     return bad_request("commit body is empty: expected a \"header\" line");

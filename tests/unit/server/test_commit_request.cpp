@@ -87,4 +87,34 @@ TEST(CommitRequest, Base64IsDecodedStrictly) {
   }
 }
 
+TEST(CommitRequest, ContentIsReadInPlaceOrThroughJsonAlike) {
+  // The content of a plain line is decoded from the body's own bytes (no JSON string built);
+  // escapes, repeated keys and odd spacing take the JSON parser's way, with the same result.
+  const std::string header = R"({"key": "header", "value": {"summary": "s"}})"
+                             "\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"key": "file", "value": {"path": "a", "content": "QUJD"}})", "ABC"},
+      {R"( { "value" : { "content" : "QUJD" , "path" : "a" } , "key" : "file" } )", "ABC"},
+      {R"({"key": "file", "value": {"path": "a", "content": "+\/+\/"}})", "\xfb\xff\xbf"},
+      {R"({"key": "file", "value": {"path": "a", "content": "QQ==", "content": "QUI="}})", "AB"},
+      {R"({"key": "file", "value": {"path": "a", "n": [1, {"x": "}"}], "content": "QUI="}})", "AB"},
+      {R"({"key": "fi\u006ce", "value": {"path": "a", "content": "QQ=="}})", "A"},
+  };
+  for (const auto& [line, expected] : cases) {
+    const auto request = parse_commit_request(header + line + "\n");
+    ASSERT_TRUE(request) << line << ": " << request.error().message;
+    ASSERT_EQ(request->operations.size(), 1u) << line;
+    EXPECT_EQ(request->operations[0].content, expected) << line;
+  }
+  for (const std::string bad : {
+           R"({"key": "file", "value": {"path": "a", "content": "QUJD"}} x)",
+           R"({"key": "file", "value": {"path": "a", "content": "QUJD"})",
+           R"({"key": "file", "value": {"path": "a", "content": "QUJD", }})",
+           R"({"key": "file", "value": {"path": "a", "content": "QU\JD"}})",
+           R"({"key": "file", "value": {"path": "a", "content": "QUJD"}, "value": {}})",
+       }) {
+    EXPECT_FALSE(parse_commit_request(header + bad + "\n")) << bad;
+  }
+}
+
 }  // namespace kernelhub::server
