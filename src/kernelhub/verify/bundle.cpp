@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <kernelhub/verify/check.hpp>
+#include <kernelhub/verify/timestamp_response.hpp>
 #include <nlohmann/json.hpp>
-#include <openssl/ts.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -370,12 +370,9 @@ util::Expected<Bundle> parse_structure(const json& document) {
     return util::fail("bundle must contain an inclusion promise or signed timestamp(s)");
   }
   for (const std::string& response : bundle.rfc3161_timestamps) {
-    const auto* cursor = reinterpret_cast<const unsigned char*>(response.data());
-    TS_RESP* decoded = d2i_TS_RESP(nullptr, &cursor, static_cast<long>(response.size()));
-    if (decoded == nullptr) {
-      return util::fail("invalid timestamp response");
+    if (!is_timestamp_response(response)) {
+      return util::fail("Invalid Timestamp Response");
     }
-    TS_RESP_free(decoded);
   }
   return bundle;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/verify/bundle_verifier.hpp>
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,13 +12,45 @@
 
 #include <kernelhub/verify/log_entry.hpp>
 #include <kernelhub/verify/signing_certificate.hpp>
+#include <kernelhub/verify/timestamp_response.hpp>
 
 namespace kernelhub::verify {
 
 namespace {
 
-util::Expected<std::vector<std::int64_t>> verified_times(const Bundle& bundle) {
+constexpr std::size_t k_max_timestamps = 32;
+
+util::Expected<std::vector<std::int64_t>> verified_times(const Bundle& bundle,
+                                                         const TrustedRoot& root) {
   std::vector<std::int64_t> times;
+  if (!bundle.rfc3161_timestamps.empty()) {
+    if (root.timestamp_authorities.empty()) {
+      return util::fail(
+          "no Timestamp Authorities have been provided to validate this bundle but it contains "
+          "a signed timestamp");
+    }
+    if (bundle.rfc3161_timestamps.size() > k_max_timestamps) {
+      return util::fail(fmt::format("too many signed timestamp: {} > {}",
+                                    bundle.rfc3161_timestamps.size(), k_max_timestamps));
+    }
+    std::set<std::string> seen;
+    for (const std::string& response : bundle.rfc3161_timestamps) {
+      if (!seen.insert(response).second) {
+        return util::fail("duplicate timestamp found");
+      }
+    }
+    // The TSA stamps the signature bytes (the DSSE signature for an envelope).
+    const std::string signed_bytes =
+        bundle.signature ? *bundle.signature
+                         : (bundle.dsse && bundle.dsse->signatures.size() == 1
+                                ? bundle.dsse->signatures.front()
+                                : std::string());
+    for (const std::string& response : bundle.rfc3161_timestamps) {
+      if (const auto time = verify_timestamp(response, signed_bytes, root)) {
+        times.push_back(*time);
+      }
+    }
+  }
   const TransparencyLogEntry& entry = bundle.entry;
   if (entry.integrated_time && *entry.integrated_time != 0 && entry.signed_entry_timestamp) {
     const bool supported = entry.version == "0.0.1" &&
@@ -58,7 +92,7 @@ util::Expected<void> verify_log_entry(const Bundle& bundle, const TrustedRoot& r
 util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bundle,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root) {
-  const std::vector<std::int64_t> times = KH_TRY(verified_times(bundle));
+  const std::vector<std::int64_t> times = KH_TRY(verified_times(bundle, root));
   std::vector<Certificate> chain;
   for (const std::int64_t time : times) {
     chain = KH_TRY(verify_chain_at(bundle.leaf, root, time));

@@ -18,10 +18,9 @@ namespace kernelhub::verify {
 // proof, checkpoint, SET), the leaf's validity at each time, the digest hint, the signature, and
 // the log body's consistency. The error is the reason for SignatureVerificationFailure.
 //
-// Verified times come from the log's integrated time backed by its signed entry timestamp.
-// RFC 3161 timestamps are not verified yet: they add no verified time (an entry with only a
-// TSA timestamp, as Rekor v2 writes, therefore fails with "not enough sources of verified
-// time").
+// Verified times come from RFC 3161 timestamps a trusted authority signed over the signature
+// (one that fails is skipped, as in sigstore) and from the log's integrated time backed by its
+// signed entry timestamp; at least one is needed.
 util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bundle,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root);

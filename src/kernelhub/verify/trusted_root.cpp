@@ -43,7 +43,7 @@ util::Expected<ValidityPeriod> validity_at(const json& object, const std::string
                                   where, start_text));
   }
   period.start = *start;
-  if (found->contains("end")) {
+  if (found->contains("end") && !(*found)["end"].is_null()) {
     const std::string end_text = KH_TRY(string_at(*found, "end", where + ".validFor"));
     const auto end = parse_rfc3339(end_text);
     if (!end) {
