@@ -60,6 +60,7 @@ const std::array k_kernelhub_commands = {
             &declare_info},
     Command{"verify", "check installed variants' files against their metadata digest",
             &declare_verify},
+    Command{"verify-signature", "check variants' Sigstore signatures, then their digests", &declare_verify_signature},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };

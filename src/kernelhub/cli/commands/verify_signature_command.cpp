@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+// `kernelhub verify-signature KERNEL [--version N | --revision R] [--all-variants]
+// [--filter-unsigned] [--filter-no-digest] [--json]`: the reference's `kernels
+// verify-signature`. KERNEL is a Hub repository id, whose variant for this machine (or every
+// variant) is downloaded as `kernelhub download` does, or a local path (a variant, a kernel
+// directory or its build/). Each variant's metadata.json must carry a Sigstore signature by a
+// trusted build workflow (kernels' default policies unless --signer-workflow names others) and
+// its files must match the digest in it. Verification itself is offline: the production trusted
+// root is compiled in (--trusted-root replaces it). Exit 1 when any variant fails.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/cache/cache_location.hpp>
+#include <kernelhub/cache/kernel_download.hpp>
+#include <kernelhub/cli/command_support.hpp>
+#include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/hub/hub_client.hpp>
+#include <kernelhub/loader/variant_verify.hpp>
+#include <kernelhub/variants/system_detect.hpp>
+#include <kernelhub/variants/variant_name.hpp>
+#include <kernelhub/verify/signed_variant.hpp>
+
+namespace kernelhub::cli::commands {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+
+struct VerifySignatureOptions {
+  std::string kernel;
+  std::optional<unsigned> version;
+  std::optional<std::string> revision;
+  unsigned version_value = 0;
+  std::string revision_value;
+  bool all_variants = false;
+  bool filter_unsigned = false;
+  bool filter_no_digest = false;
+  bool json = false;
+  std::string trusted_root;
+  std::vector<std::string> signer_workflows;
+};
+
+struct Target {
+  ordered_json header = ordered_json::object();
+  std::vector<fs::path> dirs;
+};
+
+std::vector<fs::path> variant_children(const fs::path& dir) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec) && variants::parse_variant(entry.path().filename().string())) {
+      found.push_back(entry.path());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+Target find_targets(const VerifySignatureOptions& options) {
+  Target target;
+  std::error_code ec;
+  if (fs::is_directory(options.kernel, ec)) {
+    if (options.version || options.revision) {
+      throw util::FatalError("--revision and --version cannot be used with a local path");
+    }
+    target.header["path"] = options.kernel;
+    target.dirs = value_or_fatal(loader::local_variant_dirs(options.kernel));
+    return target;
+  }
+  if (!options.version && !options.revision) {
+    throw util::FatalError(fmt::format(
+        "a Hub kernel needs --version or --revision (\"{}\" is not a local directory)",
+        options.kernel));
+  }
+  const auto repo = value_or_fatal(hub::RepoId::parse(options.kernel));
+  const hub::HubClient client(hub::Endpoint::from_environment());
+  const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
+  cache::KernelDownloadRequest request;
+  request.version = options.version;
+  request.revision = options.revision;
+  request.all_variants = options.all_variants;
+  if (!options.all_variants) {
+    const variants::SubprocessRunner runner;
+    request.system =
+        variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+  }
+  const auto download = value_or_fatal(cache::download_kernel(hub_cache, repo, request));
+  if (download.warning) {
+    std::fputs(fmt::format("warning: {}\n", *download.warning).c_str(), stderr);
+  }
+  target.header["repo_id"] = repo.str();
+  target.header["commit"] = download.commit;
+  target.dirs = options.all_variants ? variant_children(download.path / "build")
+                                     : std::vector<fs::path>{download.path};
+  return target;
+}
+
+// --signer-workflow URIs grouped into one policy per repository, which the URI names:
+// https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>.
+std::vector<verify::GitHubWorkflowPolicy> policies_from(const std::vector<std::string>& uris) {
+  std::map<std::string, std::vector<std::string>> by_repo;
+  constexpr std::string_view k_prefix = "https://github.com/";
+  for (const std::string& uri : uris) {
+    const auto workflows = uri.find("/.github/workflows/");
+    if (uri.rfind(k_prefix, 0) != 0 || workflows == std::string::npos ||
+        workflows <= k_prefix.size()) {
+      throw util::FatalError(fmt::format(
+          "--signer-workflow \"{}\" is not a GitHub workflow URI "
+          "(https://github.com/ORG/REPO/.github/workflows/FILE@REF)",
+          uri));
+    }
+    by_repo[uri.substr(k_prefix.size(), workflows - k_prefix.size())].push_back(uri);
+  }
+  std::vector<verify::GitHubWorkflowPolicy> policies;
+  for (auto& [repo, signers] : by_repo) {
+    policies.push_back({repo, std::move(signers)});
+  }
+  return policies;
+}
+
+bool filtered(verify::SignatureStatus status, const VerifySignatureOptions& options) {
+  using verify::SignatureStatus;
+  if (status == SignatureStatus::bundle_missing) {
+    return options.filter_unsigned;
+  }
+  if (status == SignatureStatus::metadata_missing || status == SignatureStatus::digest_missing) {
+    return options.filter_no_digest;
+  }
+  return false;
+}
+
+// The reference's lines, word for word (kernels/cli/verify_signature.py).
+std::string check_text(const std::string& name, const verify::SignatureCheck& check) {
+  using verify::SignatureStatus;
+  switch (check.status) {
+    case SignatureStatus::success:
+      return fmt::format("✅ {}: kernel metadata is correctly signed\n", name);
+    case SignatureStatus::bundle_missing:
+      return fmt::format("❌ {}: cannot verify kernel integrity, signature not found\n", name);
+    case SignatureStatus::bundle_invalid:
+      return fmt::format("❌ {}: cannot verify kernel integrity, invalid signature bundle:\n{}\n",
+                         name, check.reason);
+    case SignatureStatus::metadata_invalid:
+      return fmt::format("❌ {}: cannot verify kernel integrity, invalid metadata:\n{}\n", name,
+                         check.reason);
+    case SignatureStatus::metadata_missing:
+    case SignatureStatus::digest_missing:
+      return fmt::format("❌ {}: cannot verify kernel integrity, metadata does not have a digest\n",
+                         name);
+    case SignatureStatus::digest_mismatch: {
+      std::string out = fmt::format("❌ {}: kernel integrity check failed\n", name);
+      for (const auto& violation : check.violations) {
+        out += violation.to_string() + "\n";
+      }
+      if (check.violations.empty() && !check.reason.empty()) {
+        out += check.reason + "\n";  // a file that could not be rehashed
+      }
+      return out;
+    }
+    case SignatureStatus::signature_failure:
+      return fmt::format("❌ {}: metadata signature verification failed:\n{}\n", name,
+                         check.reason);
+  }
+  return {};
+}
+
+ordered_json check_json(const fs::path& dir, const verify::SignatureCheck& check) {
+  ordered_json violations = ordered_json::array();
+  for (const auto& violation : check.violations) {
+    ordered_json entry = {{"kind", loader::violation_kind_name(violation.kind)}};
+    if (!violation.path.empty()) {
+      entry["path"] = violation.path;
+    }
+    entry["message"] = violation.to_string();
+    violations.push_back(std::move(entry));
+  }
+  return {{"variant", dir.filename().string()},
+          {"path", dir.string()},
+          {"result", verify::kind_name(check.status)},
+          {"reason", check.reason.empty() ? ordered_json() : ordered_json(check.reason)},
+          {"violations", violations}};
+}
+
+void run_verify_signature(const VerifySignatureOptions& options, RunState& state) {
+  std::optional<verify::TrustedRoot> custom_root;
+  if (!options.trusted_root.empty()) {
+    custom_root = value_or_fatal(verify::load_trusted_root(options.trusted_root));
+  }
+  const verify::TrustedRoot& root = custom_root ? *custom_root : verify::production_trusted_root();
+  const auto policies = options.signer_workflows.empty()
+                            ? verify::default_policies()
+                            : policies_from(options.signer_workflows);
+  const auto target = find_targets(options);
+  ordered_json out = target.header;
+  out["variants"] = ordered_json::array();
+  bool failed = false;
+  for (const auto& dir : target.dirs) {
+    const auto check = verify::verify_signed_variant(dir, policies, root);
+    if (filtered(check.status, options)) {
+      continue;
+    }
+    failed = failed || !check.passed();
+    if (options.json) {
+      out["variants"].push_back(check_json(dir, check));
+    } else {
+      std::fputs(check_text(dir.filename().string(), check).c_str(), stdout);
+    }
+  }
+  out["ok"] = !failed;
+  if (options.json) {
+    std::fputs((out.dump(2) + "\n").c_str(), stdout);
+  }
+  if (failed) {
+    state.exit_code = 1;
+  }
+}
+
+}  // namespace
+
+void declare_verify_signature(CLI::App& app, RunState& state) {
+  auto options = std::make_shared<VerifySignatureOptions>();
+  auto* sub = app.add_subcommand("verify-signature");
+  sub->add_option("KERNEL", options->kernel,
+                  "a Hub repository id (downloaded as `kernelhub download` does), or a build "
+                  "variant, a kernel directory or its build/")
+      ->required();
+  auto* version = sub->add_option("--version", options->version_value,
+                                  "the kernel version (the v<N> branch) of a Hub kernel");
+  auto* revision = sub->add_option("--revision", options->revision_value,
+                                   "a branch, tag or commit of a Hub kernel instead of a version");
+  version->excludes(revision);
+  sub->add_flag("--all-variants", options->all_variants,
+                "verify every variant of a Hub kernel, not just the one for this machine");
+  sub->add_flag("--filter-unsigned", options->filter_unsigned,
+                "skip variants without metadata.json.sigstore");
+  sub->add_flag("--filter-no-digest", options->filter_no_digest,
+                "skip variants without metadata.json or without a digest in it");
+  sub->add_flag("--json", options->json, "print the verdict of each variant as JSON");
+  sub->add_option("--trusted-root", options->trusted_root,
+                  "a Sigstore trusted_root.json to use instead of the compiled-in production "
+                  "root");
+  sub->add_option("--signer-workflow", options->signer_workflows,
+                  "trust this GitHub workflow (https://github.com/ORG/REPO/.github/workflows/"
+                  "FILE@REF) instead of the kernels-community build workflows; repeatable");
+  sub->callback([options, version, revision, &state] {
+    if (version->count() > 0) {
+      options->version = options->version_value;
+    }
+    if (revision->count() > 0) {
+      options->revision = options->revision_value;
+    }
+    run_verify_signature(*options, state);
+  });
+}
+
+}  // namespace kernelhub::cli::commands
