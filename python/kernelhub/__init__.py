@@ -11,6 +11,7 @@ Importing kernelhub does not import torch.
 from pathlib import Path
 
 from . import _kernelhub, _system
+from .benchmark import Benchmark
 from ._loader import LoadedKernel, RepoInfo, loaded_kernels
 from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
@@ -43,6 +44,7 @@ compat_version = "0.17.2"
 __all__ = [
     "__version__",
     "compat_version",
+    "Benchmark",
     "CUDAProperties",
     "Device",
     "KernelizeFallback",

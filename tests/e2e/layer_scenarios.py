@@ -399,7 +399,7 @@ def signatures():
                                  ("layer", layer[1] if layer[0] == "ok" else None,
                                   REFERENCE_LAYER_ALL)):
         for name in names:
-            if name in ("__version__", "Benchmark"):
+            if name == "__version__":
                 continue
             key = f"{where}.{name}"
             if module is None or not hasattr(module, name):
@@ -419,8 +419,7 @@ def public_names():
     """Which names exist where; `kernelhub.layer` has the reference's `kernels.layer.__all__`."""
     layer = layer_mod()
     return {
-        "top_missing": [n for n in REFERENCE_ALL
-                        if n != "Benchmark" and not hasattr(PKG, n)],
+        "top_missing": [n for n in REFERENCE_ALL if not hasattr(PKG, n)],
         "layer_missing": [n for n in REFERENCE_LAYER_ALL if not hasattr(layer, n)],
         "layer_all": sorted(getattr(layer, "__all__", [])),
         "same_objects": [n for n in REFERENCE_LAYER_ALL

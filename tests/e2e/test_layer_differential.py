@@ -365,7 +365,7 @@ def _signature_pairs(results):
 
 def test_signature_table_parameters(results):
     """Names, kinds and defaults of every parameter, for every public callable of `kernels`
-    (but Benchmark) and `kernels.layer`, class constructors and repositories' load()."""
+    and `kernels.layer`, class constructors and repositories' load()."""
     ref, ours = _signature_pairs(results)
     problems = []
     for key, ref_sig in ref.items():
