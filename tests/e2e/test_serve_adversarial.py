@@ -493,3 +493,41 @@ def test_sigterm_stops_the_server_with_idle_and_dripping_clients(kernelhub_bin, 
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_dripped_body_is_cut_at_the_transfer_deadline(kernelhub_bin, tmp_path):
+    token_file = tmp_path / "tokens"
+    token_file.write_text("t0k\n")
+    process, url = start_server(kernelhub_bin, tmp_path / "root", token_file,
+                                "--transfer-timeout", "1", "--min-rate-kib", "1024")
+    try:
+        with connect(url) as sock:
+            # 1,000 bytes announced: 1 s plus 1,000 bytes at 1 MiB/s to send them.
+            sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: x\r\n"
+                         b"Authorization: Bearer t0k\r\nContent-Length: 1000\r\n\r\n{")
+            start = time.monotonic()
+            closed = False
+            while time.monotonic() - start < 6 and not closed:
+                try:
+                    sock.sendall(b" ")
+                except OSError:
+                    break
+                closed = closed_within(sock, 0.3)
+            elapsed = time.monotonic() - start
+            assert elapsed < 4, f"a body dripped for {elapsed:.1f} s was still being read"
+    finally:
+        stop(process)
+
+
+def test_expect_continue_is_answered_only_for_admitted_bodies(repo):
+    body = b'{"name": "c", "organization": "org", "type": "kernel"}'
+    head = (b"POST /api/repos/create HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n")
+    with connect(repo.url) as sock:
+        sock.sendall(head + b"Authorization: Bearer " + repo.token.encode() + b"\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(body)
+        assert status_of(sock.recv(65536)) == 200
+    with connect(repo.url) as sock:
+        sock.sendall(head + b"\r\n")
+        assert status_of(sock.recv(65536)) == 401  # the final answer, no 100 first
