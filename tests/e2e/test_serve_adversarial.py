@@ -531,3 +531,28 @@ def test_expect_continue_is_answered_only_for_admitted_bodies(repo):
     with connect(repo.url) as sock:
         sock.sendall(head + b"\r\n")
         assert status_of(sock.recv(65536)) == 401  # the final answer, no 100 first
+
+
+def test_a_reader_that_stalls_is_cut_at_the_transfer_deadline(kernelhub_bin, tmp_path):
+    token_file = tmp_path / "tokens"
+    token_file.write_text("t0k\n")
+    process, url = start_server(kernelhub_bin, tmp_path / "root", token_file,
+                                "--transfer-timeout", "1", "--min-rate-kib", "65536")
+    try:
+        server = type("S", (), {"url": url, "token": "t0k", "root": tmp_path / "root"})()
+        create(server)
+        size = 16 << 20  # far more than loopback's socket buffers hold
+        assert commit(server, "kernels/org/k", "main", {"big.bin": b"\0" * size})[0] == 200
+        with connect(url, timeout=20) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            sock.sendall(b"GET /kernels/org/k/resolve/main/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            time.sleep(3)  # read nothing: the answer's deadline (1 s + 16 MiB at 64 MiB/s) passes
+            received = 0
+            try:
+                while chunk := sock.recv(1 << 20):
+                    received += len(chunk)
+            except ConnectionResetError:
+                pass
+        assert received < size, "the whole answer waited for a reader that stalled"
+    finally:
+        stop(process)
