@@ -66,12 +66,13 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
 }
 
 TEST(CreateProject, CompatFilesMakeTheModuleMeetManylinux228) {
-  // docs/build.md: glibc pins forced into every C++ source, a private __libc_single_threaded
+  // docs/build.md: glibc pins forced into every source the compilers see (nvcc's .cu files
+  // too: torch's stable-ABI headers call dlsym), a private __libc_single_threaded
   // and the nonshared archive of newer libstdc++ objects, linked before the shared one.
   const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
   ASSERT_TRUE(files.has_value()) << files.error().message;
   const auto& cmake = content(*files, "CMakeLists.txt");
-  EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:CXX>:-include;"
+  EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX,HIP,CUDA>:-include;"
                               "${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_pins.h>"));
   EXPECT_TRUE(contains(cmake, "\"${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_compat.cpp\""));
   EXPECT_TRUE(contains(cmake, "compat/stdcxx_nonshared.py"));
@@ -79,6 +80,8 @@ TEST(CreateProject, CompatFilesMakeTheModuleMeetManylinux228) {
   const auto& pins = content(*files, "compat/glibc_pins.h");
   EXPECT_TRUE(contains(pins, "KERNELHUB_GLIBC_PIN(pthread_create, \"2.2.5\", \"2.17\")"));
   EXPECT_TRUE(contains(pins, "#undef _GLIBCXX_USE_PTHREAD_COND_CLOCKWAIT"));
+  // Device passes see none of it.
+  EXPECT_TRUE(contains(pins, "!defined(__CUDA_ARCH__)"));
   EXPECT_FALSE(contains(pins, "totalorder")) << "its signature changed at 2.31";
   EXPECT_TRUE(contains(content(*files, "compat/glibc_compat.cpp"),
                        "__attribute__((visibility(\"hidden\"))) char __libc_single_threaded = 0;"));
