@@ -273,11 +273,51 @@ def expected_import_offences(source, allowed_extra, own):
     allowed = set(sys.stdlib_module_names) | torch_modules() | set(allowed_extra)
     tree = ast.parse(source)
     skipped = set()
+    # Availability flags (issue 13 item 5): names assigned in a try body or an except handler,
+    # names a try body imports, names assigned from find_spec(...). A branch of an `if` whose
+    # condition names one is optional, its elif/else branches too.
+    flags = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if targets and isinstance(targets[0], ast.Name) and node.value is not None and any(
+                    isinstance(n, ast.Name) and n.id == "find_spec"
+                    or isinstance(n, ast.Attribute) and n.attr == "find_spec"
+                    for n in ast.walk(node.value)):
+                flags.add(targets[0].id)
+        if not isinstance(node, ast.Try):
+            continue
+        for stmt in node.body + [s for h in node.handlers for s in h.body]:
+            for n in ast.walk(stmt):
+                if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                    if targets and isinstance(targets[0], ast.Name):
+                        flags.add(targets[0].id)
+        for stmt in node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Import):
+                    flags.update(a.asname or a.name.split(".")[0] for a in n.names)
+                elif isinstance(n, ast.ImportFrom):
+                    flags.update(a.asname or a.name for a in n.names)
+
+    def condition_names(test):
+        names = set()
+        for n in ast.walk(test):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                names.add(n.attr)
+            elif isinstance(n, ast.keyword) and n.arg:
+                names.add(n.arg)
+        return names
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Try):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+        if isinstance(node, ast.If) and condition_names(node.test) & flags:
+            skipped.update(id(n) for stmt in node.body + node.orelse for n in ast.walk(stmt))
     found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -321,6 +361,25 @@ def lazy():
     return Template
 class K:
     import yaml
+try:
+    import jax
+    HAS_JAX = True
+except ImportError:
+    HAS_JAX = False
+if HAS_JAX:
+    import jax_tvm_ffi
+elif os.environ.get("X"):
+    import cupy
+else:
+    import numba
+import importlib.util
+HAS_TRITON_EXTRA = importlib.util.find_spec("xformers") is not None
+if not HAS_TRITON_EXTRA:
+    pass
+else:
+    from xformers import ops
+if os.environ.get("Y"):
+    import notguarded
 from kernels import get_kernel_dep
 from kernelhub.deps import get_kernel_dep as dep
 from kernels import get_kernel
@@ -342,6 +401,24 @@ def test_check_imports_matches_pythons_parser(kernel_builder, tmp_path):
 
 
 # --- check-layout ---------------------------------------------------------------------------
+
+def test_optional_imports_pass_with_a_note_in_verbose(kernel_builder, tmp_path):
+    """issue 13 item 5: the reference's relu-tvm-ffi imports jax and jax_tvm_ffi behind an
+    availability flag; such imports are allowed, and -v says which and why."""
+    guarded = ("try:\n    import jax\n    HAS_JAX = True\nexcept ImportError:\n"
+               "    HAS_JAX = False\n\nif HAS_JAX:\n    import jax_tvm_ffi\n")
+    kernel = make_kernel(tmp_path, {"jax_bridge.py": guarded})
+    quiet = run([kernel_builder, "check-imports", kernel])
+    assert quiet.returncode == 0, quiet.stderr
+    assert "optional import" not in quiet.stderr
+    verbose = run([kernel_builder, "check-imports", kernel, "-v"])
+    assert verbose.returncode == 0, verbose.stderr
+    assert "jax_bridge.py:8:5: note: optional import of \"jax_tvm_ffi\" allowed: it is under " \
+           "a condition on \"HAS_JAX\"" in verbose.stderr
+    built = run([kernel_builder, "build", kernel, "--python", PYTHON, "-v"])
+    assert built.returncode == 0, built.stderr
+    assert "note: optional import of \"jax\" allowed: it is inside try/except" in built.stderr
+
 
 def test_check_layout_reports_missing_init_and_nested_package(kernel_builder, tmp_path):
     kernel = make_kernel(tmp_path, {"probe/__init__.py": ""})

@@ -80,6 +80,60 @@ std::string provider_of(std::string_view module) {
   return {};
 }
 
+using NameSet = std::set<std::string, std::less<>>;
+
+// The names that record whether an optional import worked: those assigned in a `try` body or
+// an `except` handler (`HAS_JAX = True` / `= False`, `jax = None`), the names a `try` body
+// imports, and names assigned from importlib's find_spec. An `if` on one of them guards the
+// imports in its branches.
+NameSet availability_flags(const std::vector<Statement>& statements,
+                           const std::vector<Import>& imports) {
+  NameSet flags;
+  for (const auto& statement : statements) {
+    const auto tokens = statement.tokens;
+    if (tokens.size() < 3 || tokens[0].kind != TokenKind::name || tokens[1].kind != TokenKind::op ||
+        (tokens[1].text != "=" && tokens[1].text != ":")) {
+      continue;
+    }
+    const bool guarded = statement.in_try_body() || statement.in_except_handler();
+    const bool probe = std::any_of(tokens.begin(), tokens.end(), [](const Token& token) {
+      return token.kind == TokenKind::name && token.text == "find_spec";
+    });
+    if (guarded || probe) {
+      flags.emplace(tokens[0].text);
+    }
+  }
+  for (const auto& import : imports) {
+    if (!import.statement->in_try_body()) {
+      continue;
+    }
+    if (!import.alias.empty()) {
+      flags.insert(import.alias);
+    } else if (!import.from_form) {
+      flags.insert(import.module.substr(0, import.module.find('.')));
+    }
+    for (const auto& [name, alias] : import.names) {
+      flags.insert(alias.empty() ? name : alias);
+    }
+  }
+  return flags;
+}
+
+// Why `import` may fail without breaking the kernel, or "" when it may not.
+std::string optional_because(const Import& import, const NameSet& flags) {
+  if (import.statement->in_try_body()) {
+    return "inside try/except";
+  }
+  for (const auto& block : import.statement->blocks) {
+    for (const auto& name : block.condition_names) {
+      if (flags.contains(name)) {
+        return fmt::format("under a condition on \"{}\", set by an availability check", name);
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 KernelImports kernel_imports(const config::BuildConfig& config,
@@ -116,14 +170,25 @@ void check_python_imports(std::string_view file, std::string_view source,
                           util::DiagnosticSink& sink) {
   const auto tokenized = tokenize_python(source);
   const auto statements = split_statements(tokenized.tokens);
-  for (const auto& import : find_imports(statements)) {
-    if (import.level > 0 || import.statement->in_try_body() ||
-        import.statement->type_checking_only()) {
+  const auto imports = find_imports(statements);
+  const auto flags = availability_flags(statements, imports);
+  for (const auto& import : imports) {
+    if (import.level > 0 || import.statement->type_checking_only()) {
       continue;
     }
     const auto top = import.module.substr(0, import.module.find('.'));
     if (top.empty() || policy.is_stdlib(top) || policy.comes_with_torch(top) ||
         kernel.python_depends.contains(top)) {
+      continue;
+    }
+    if (const auto because = optional_because(import, flags); !because.empty()) {
+      // Users without the module get the kernel's fallback; say so where asked (--verbose).
+      util::Diagnostic note;
+      note.severity = util::Severity::note;
+      note.location = {std::string(file), import.line, import.column};
+      note.source_line = std::string(util::line_of(source, import.line));
+      note.message = fmt::format("optional import of \"{}\" allowed: it is {}", top, because);
+      sink.report(std::move(note));
       continue;
     }
     // A module of the kernel's own named like a loader is the kernel's (imported absolutely).

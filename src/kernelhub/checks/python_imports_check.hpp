@@ -22,6 +22,10 @@
 //   kernel receives its kernel-depends: `from kernels import get_kernel_dep`).
 // Each other import is an error at `file:line:col`. Decisions for the unclear cases:
 // - an import inside a `try:` body is optional (the except handles its absence): allowed;
+// - so is one in a branch of an `if` on an availability flag: a name assigned in a `try` body
+//   or `except` handler, a name a `try` body imports, or one assigned from `find_spec(...)`
+//   (`if HAS_JAX: import jax_tvm_ffi`, `if jax is not None: ...`, and their `else`);
+//   each optional import of a module not otherwise allowed is reported as a note;
 // - an import under `if TYPE_CHECKING:` never runs: allowed;
 // - imports inside functions run when called, so they are checked like module-level ones;
 // - `importlib.import_module(...)` and `__import__` are not followed.

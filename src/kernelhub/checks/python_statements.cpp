@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace kernelhub::checks {
 
@@ -91,7 +92,11 @@ void add_simple_statements(std::span<const Token> tokens, const std::vector<Bloc
 void add_logical_line(std::span<const Token> line, std::vector<Block>& stack,
                       std::vector<Statement>& out) {
   const std::uint32_t indent = line[0].column;
+  std::optional<Block> closed;  // the last block this line closes at its own indent
   while (!stack.empty() && stack.back().indent >= indent) {
+    if (stack.back().indent == indent) {
+      closed = std::move(stack.back());
+    }
     stack.pop_back();
   }
   const auto keyword = header_keyword(line);
@@ -101,11 +106,20 @@ void add_logical_line(std::span<const Token> line, std::vector<Block>& stack,
   }
   const auto colon = header_colon(line);
   add_simple_statements(line.subspan(0, colon), stack, out);
-  Block block{std::string(keyword), false, indent};
+  Block block{std::string(keyword), false, indent, {}};
+  if ((keyword == "elif" || keyword == "else") && closed &&
+      (closed->keyword == "if" || closed->keyword == "elif")) {
+    block.condition_names = closed->condition_names;
+  }
   if (keyword == "if" || keyword == "elif") {
     block.type_checking = std::any_of(line.begin(), line.begin() + colon, [](const Token& t) {
       return is_name(t, "TYPE_CHECKING");
     });
+    for (std::size_t i = 1; i < colon; ++i) {
+      if (line[i].kind == TokenKind::name && !is_python_keyword(line[i].text)) {
+        block.condition_names.emplace_back(line[i].text);
+      }
+    }
   }
   stack.push_back(block);
   if (colon + 1 < line.size()) {
@@ -118,6 +132,11 @@ void add_logical_line(std::span<const Token> line, std::vector<Block>& stack,
 bool Statement::in_try_body() const {
   return std::any_of(blocks.begin(), blocks.end(),
                      [](const Block& block) { return block.keyword == "try"; });
+}
+
+bool Statement::in_except_handler() const {
+  return std::any_of(blocks.begin(), blocks.end(),
+                     [](const Block& block) { return block.keyword == "except"; });
 }
 
 bool Statement::type_checking_only() const {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct Block {
   std::string keyword;
   bool type_checking = false;  // an `if` whose condition names TYPE_CHECKING
   std::uint32_t indent = 0;
+  // `if`/`elif`: the names in its condition; `elif`/`else`: also those of the `if` and
+  // `elif`s before it, whose outcome decides whether this branch runs.
+  std::vector<std::string> condition_names;
 };
 
 struct Statement {
@@ -30,6 +34,20 @@ struct Statement {
   bool in_try_body() const;
   // Inside `if TYPE_CHECKING:`: never runs.
   bool type_checking_only() const;
+  // Inside an `except` handler.
+  bool in_except_handler() const;
+  // Inside an `if`/`elif`/`else` branch whose condition names one of `names`.
+  template <typename Names>
+  bool under_condition_on(const Names& names) const {
+    for (const auto& block : blocks) {
+      for (const auto& name : block.condition_names) {
+        if (names.contains(name)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
 };
 
 // Splits `tokens` (from tokenize_python) into simple statements in source order. A header's

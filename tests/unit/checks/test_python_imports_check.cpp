@@ -49,6 +49,9 @@ std::vector<util::Diagnostic> check(std::string_view source) {
 std::vector<std::string> lines(std::string_view source) {
   std::vector<std::string> out;
   for (const auto& d : check(source)) {
+    if (d.severity == util::Severity::note) {
+      continue;  // optional imports allowed
+    }
     out.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.column));
   }
   return out;
@@ -174,6 +177,53 @@ TEST(PythonImportsCheck, OtherLoaderNamesPointAtKernelDepends) {
   EXPECT_THAT(found[0].hint, HasSubstr("kernel-depends"));
   EXPECT_EQ(found[1].location.line, 2u);
   EXPECT_THAT(found[1].message, HasSubstr("\"kernelhub\", not \"has_kernel\""));
+}
+
+TEST(PythonImportsCheck, ImportsUnderAnAvailabilityFlagAreOptional) {
+  // The reference's relu-tvm-ffi: jax and its tvm-ffi bridge only where jax is installed.
+  EXPECT_THAT(lines(R"py(try:
+    import jax
+    _HAS_JAX = True
+except ImportError:
+    _HAS_JAX = False
+
+if _HAS_JAX:
+    import jax_tvm_ffi
+    from jax import numpy as jnp
+
+def to_jax(x):
+    if not _HAS_JAX:
+        raise RuntimeError("needs jax")
+    else:
+        import jax.dlpack
+    return x
+
+try:
+    import scipy
+except ModuleNotFoundError:
+    scipy = None
+if scipy is not None:
+    import scipy.special
+from importlib.util import find_spec
+HAS_NUMBA = find_spec("numba") is not None
+if HAS_NUMBA:
+    import numba
+if True:
+    import pandas
+)py"),
+              ElementsAre("29:5"));  // an `if` on no flag guards nothing
+}
+
+TEST(PythonImportsCheck, OptionalImportsAreNotes) {
+  const auto found = check("try:\n    import jax\nexcept ImportError:\n    jax = None\n"
+                           "if jax:\n    import jax_tvm_ffi\n");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].severity, util::Severity::note);
+  EXPECT_EQ(found[0].message, "optional import of \"jax\" allowed: it is inside try/except");
+  EXPECT_EQ(found[1].severity, util::Severity::note);
+  EXPECT_EQ(found[1].message,
+            "optional import of \"jax_tvm_ffi\" allowed: it is under a condition on \"jax\", "
+            "set by an availability check");
 }
 
 TEST(PythonImportsCheck, StringsAndCommentsAreNotImports) {

@@ -20,7 +20,7 @@
 
 namespace kernelhub::cli::commands {
 
-void run_source_checks_before_build(const std::string& dir) {
+void run_source_checks_before_build(const std::string& dir, Verbose verbose) {
   util::DiagnosticCollector ignored;
   auto loaded = config::load_build_config(dir, ignored);
   if (!loaded) {
@@ -31,9 +31,14 @@ void run_source_checks_before_build(const std::string& dir) {
                      checks::SourceCheck::python_imports}) {
     checks::run_source_check(check, dir, *loaded, diagnostics);
   }
-  const auto sorted = diagnostics.sorted();
-  for (const auto& diagnostic : sorted) {
-    std::fputs(util::render(diagnostic).c_str(), stderr);
+  std::vector<util::Diagnostic> sorted;
+  for (auto& diagnostic : diagnostics.sorted()) {
+    if (diagnostic.severity != util::Severity::note) {
+      sorted.push_back(diagnostic);
+    }
+    if (diagnostic.severity != util::Severity::note || verbose == Verbose::yes) {
+      std::fputs(util::render(diagnostic).c_str(), stderr);
+    }
   }
   if (diagnostics.has_errors()) {
     throw util::FatalError(fmt::format(

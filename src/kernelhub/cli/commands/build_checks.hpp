@@ -12,18 +12,19 @@
 // The checks `build` runs around every build (issue 3), kept out of build_command.cpp.
 namespace kernelhub::cli::commands {
 
+enum class Verbose { no, yes };
+
 // Before building: check-ops, check-layout and check-imports on the kernel in `dir`. Renders
 // every problem (file:line:col) on stderr and throws util::FatalError when there is an error,
 // so nothing is built from sources that would make a broken variant. A build.toml that does
-// not read is left to the build, which reports it.
-void run_source_checks_before_build(const std::string& dir);
+// not read is left to the build, which reports it. Notes (optional imports allowed) are shown
+// only with Verbose::yes.
+void run_source_checks_before_build(const std::string& dir, Verbose verbose);
 
 // The load check's options for `python`: a variant's kernel-depends are looked for in this
 // process's LOCAL_KERNELS and in the Hub cache kernels would use (KERNELS_CACHE, HF_HUB_CACHE,
 // HF_HOME, ~/.cache/huggingface/hub), read offline.
 checks::ImportCheckOptions load_check_options(const std::string& python);
-
-enum class Verbose { no, yes };
 
 struct LoadCheckSummary {
   bool all_loaded = true;

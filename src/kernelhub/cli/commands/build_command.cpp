@@ -122,7 +122,7 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   }
   build_options.probe_cache = builder::probe_cache_dir();
   if (!options.skip_checks) {
-    run_source_checks_before_build(options.dir);
+    run_source_checks_before_build(options.dir, options.verbose ? Verbose::yes : Verbose::no);
   }
   builder::SubprocessCommandRunner runner;
   util::DiagnosticCollector diagnostics;
@@ -180,8 +180,8 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
                "print the built, failed (set aside by the load check) and skipped variants as "
                "JSON");
   sub.add_flag("-v,--verbose", options.verbose,
-               "show the loader's whole output (the C++ or Python trace) when a load check "
-               "fails");
+               "show the optional imports check-imports allowed, and the loader's whole output "
+               "(the C++ or Python trace) when a load check fails");
 }
 
 namespace {

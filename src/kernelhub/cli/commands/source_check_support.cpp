@@ -20,6 +20,7 @@ namespace {
 struct SourceCheckOptions {
   std::string kernel_dir = ".";
   bool json = false;
+  bool verbose = false;  // notes too (optional imports allowed)
 };
 
 void run_source_check_command(const SourceCheckOptions& options, checks::SourceCheck check,
@@ -36,7 +37,15 @@ void run_source_check_command(const SourceCheckOptions& options, checks::SourceC
   }
   util::DiagnosticCollector diagnostics;
   checks::run_source_check(check, options.kernel_dir, *loaded, diagnostics);
-  const auto sorted = diagnostics.sorted();
+  std::vector<util::Diagnostic> sorted;
+  std::size_t problems = 0;
+  for (auto& diagnostic : diagnostics.sorted()) {
+    const bool note = diagnostic.severity == util::Severity::note;
+    problems += note ? 0 : 1;
+    if (!note || options.verbose) {
+      sorted.push_back(std::move(diagnostic));
+    }
+  }
   const bool ok = !diagnostics.has_errors();
   if (options.json) {
     nlohmann::ordered_json out;
@@ -51,8 +60,8 @@ void run_source_check_command(const SourceCheckOptions& options, checks::SourceC
     if (ok) {
       std::fputs(fmt::format("{}: {}\n", name, passed).c_str(), stdout);
     } else {
-      std::fprintf(stderr, "%s: %zu problem%s found\n", name.c_str(), sorted.size(),
-                   sorted.size() == 1 ? "" : "s");
+      std::fprintf(stderr, "%s: %zu problem%s found\n", name.c_str(), problems,
+                   problems == 1 ? "" : "s");
     }
   }
   if (!ok) {
@@ -70,6 +79,8 @@ void declare_source_check(CLI::App& app, RunState& state, std::string_view name,
       ->capture_default_str();
   sub->add_flag("--json", options->json,
                 "print {\"check\", \"ok\", \"diagnostics\"} as JSON on stdout");
+  sub->add_flag("-v,--verbose", options->verbose,
+                "also show notes (check-imports: the optional imports it allowed)");
   sub->callback([options, check, name = std::string(name), passed = std::string(passed_message),
                  &state] { run_source_check_command(*options, check, name, passed, state); });
 }
