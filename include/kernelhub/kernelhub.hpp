@@ -63,6 +63,10 @@ struct GetKernelOptions {
   std::optional<std::string> revision;
   std::optional<std::string> backend;  // "cpu", or the backend libtorch was built for
   bool trust_remote_code = false;      // skip the publisher trust check
+  // Refuse the variant unless its metadata.json carries a Sigstore signature by a
+  // kernels-community build workflow and its files match the signed digest; checked before the
+  // library is opened. Unset: KERNELHUB_REQUIRE_SIGNATURE decides (off when it is unset).
+  std::optional<bool> require_signature;
 };
 
 // Loads `repo_id` from the Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, KERNELS_CACHE or the

@@ -51,6 +51,7 @@ PYBIND11_MODULE(_kernelhub, m) {
   m.doc() = "kernelhub's C++ loader core";
   kernelhub::python::bind_hub(m);
   kernelhub::python::bind_lock(m);
+  kernelhub::python::bind_verify(m);
 
   m.def("parse_local_kernels", [](const std::string& text) {
     std::vector<std::pair<std::string, fs::path>> out;

@@ -21,7 +21,7 @@ from conftest import REPO_ROOT, VENV_BIN, run
 
 PYTHON = VENV_BIN / "python"
 BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", REPO_ROOT / "build"))
-LAYERS = ["loader", "cache", "hub", "variants", "config", "metadata", "types", "util"]
+LAYERS = ["loader", "verify", "cache", "hub", "variants", "config", "metadata", "types", "util"]
 TORCH = next(iter((REPO_ROOT / ".venv" / "lib").glob("python3*/site-packages/torch")), None)
 
 pytestmark = [
@@ -109,6 +109,17 @@ def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin
                                  text=True, env=hub_env, timeout=300)
         assert missing.returncode == 1
         assert "Version 7 not found, available versions: 1" in missing.stderr
+        # KERNELHUB_REQUIRE_SIGNATURE (issue 14): the unsigned upload is refused before its
+        # library is opened (LD_DEBUG lists every file the dynamic loader opens).
+        refused = subprocess.run([out / "relu_from_hub", "cpp/relu", "1"], capture_output=True,
+                                 text=True, timeout=300,
+                                 env=dict(hub_env, KERNELHUB_REQUIRE_SIGNATURE="1",
+                                          LD_DEBUG="files"))
+        assert refused.returncode == 1
+        assert "(signature required): signature not found" in refused.stderr
+        assert "_relu_cpu_cpphub" not in refused.stderr
+        opened = [line for line in refused.stderr.splitlines() if "file=" in line]
+        assert opened and not any("/build/torch" in line for line in opened), opened
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -17,6 +17,7 @@
 #include <kernelhub/loader/hub_kernel.hpp>
 #include <kernelhub/loader/kernel_module.hpp>
 #include <kernelhub/loader/local_variant.hpp>
+#include <kernelhub/loader/signature_requirement.hpp>
 
 namespace kernelhub {
 
@@ -96,6 +97,16 @@ KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& opti
   }
   for (const auto& warning : kernel->warnings) {
     std::cerr << "kernelhub: warning: " << warning << "\n";
+  }
+  // Before dlopen: a refused variant's static initialisers must never run.
+  const auto required = loader::signature_required(options.require_signature);
+  if (!required) {
+    throw std::runtime_error(required.error().message);
+  }
+  if (*required) {
+    if (auto verified = loader::require_signed_variant(kernel->variant_path); !verified) {
+      throw std::runtime_error(verified.error().message);
+    }
   }
   return open_variant(kernel->variant_path);
 }

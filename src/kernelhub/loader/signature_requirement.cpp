@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/loader/signature_requirement.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace kernelhub::loader {
+
+namespace {
+
+constexpr const char* k_variable = "KERNELHUB_REQUIRE_SIGNATURE";
+constexpr std::size_t k_violations_shown = 5;
+
+std::string what_failed(const verify::SignatureCheck& check) {
+  using verify::SignatureStatus;
+  switch (check.status) {
+    case SignatureStatus::success:
+      return "kernel metadata is correctly signed";
+    case SignatureStatus::bundle_missing:
+      return "signature not found (no metadata.json.sigstore)";
+    case SignatureStatus::bundle_invalid:
+      return "invalid signature bundle: " + check.reason;
+    case SignatureStatus::metadata_missing:
+      return "metadata.json not found";
+    case SignatureStatus::signature_failure:
+      return "metadata signature verification failed: " + check.reason;
+    case SignatureStatus::metadata_invalid:
+      return "invalid metadata: " + check.reason;
+    case SignatureStatus::digest_missing:
+      return "metadata does not have a digest";
+    case SignatureStatus::digest_mismatch: {
+      std::string out = "kernel integrity check failed";
+      const std::size_t shown = std::min(check.violations.size(), k_violations_shown);
+      for (std::size_t i = 0; i < shown; ++i) {
+        out += "\n" + check.violations[i].to_string();
+      }
+      if (check.violations.size() > shown) {
+        out += fmt::format("\n... and {} more", check.violations.size() - shown);
+      }
+      if (check.violations.empty() && !check.reason.empty()) {
+        out += "\n" + check.reason;
+      }
+      return out;
+    }
+  }
+  return "unknown result";
+}
+
+}  // namespace
+
+util::Expected<bool> signature_required_by_environment() {
+  const char* raw = std::getenv(k_variable);
+  if (raw == nullptr) {
+    return false;
+  }
+  std::string value(raw);
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (value == "1" || value == "true" || value == "yes" || value == "on") {
+    return true;
+  }
+  if (value.empty() || value == "0" || value == "false" || value == "no" || value == "off") {
+    return false;
+  }
+  return util::fail(fmt::format("{}=\"{}\" is not a boolean; use 1 or 0", k_variable, raw));
+}
+
+util::Expected<bool> signature_required(std::optional<bool> requested) {
+  if (requested) {
+    return *requested;
+  }
+  return signature_required_by_environment();
+}
+
+std::string signature_refusal(const std::filesystem::path& variant_dir,
+                              const verify::SignatureCheck& check) {
+  return fmt::format("refusing to load kernel variant \"{}\" (signature required): {}",
+                     variant_dir.string(), what_failed(check));
+}
+
+util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir) {
+  const auto check = verify::verify_signed_variant(variant_dir, verify::default_policies(),
+                                                   verify::production_trusted_root());
+  if (!check.passed()) {
+    return util::fail(signature_refusal(variant_dir, check));
+  }
+  return {};
+}
+
+}  // namespace kernelhub::loader

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <kernelhub/util/expected.hpp>
+#include <kernelhub/verify/signed_variant.hpp>
+
+// The loader's `require_signature` option (issue 14): refuse a variant whose metadata.json is
+// not signed by a trusted build workflow, or whose files differ from its digest, before any of
+// its code is imported or dlopen'ed. Off by default, as the reference never verifies on load;
+// on per call (Python's get_kernel(require_signature=True), the C++ GetKernelOptions) or for a
+// whole deployment through the environment.
+namespace kernelhub::loader {
+
+// KERNELHUB_REQUIRE_SIGNATURE: "1", "true", "yes", "on" turn it on; unset, "", "0", "false",
+// "no", "off" leave it off; anything else is an error naming the value, so a typo never
+// silently disables the check.
+util::Expected<bool> signature_required_by_environment();
+
+// A call's option, or the environment's when the call does not say.
+util::Expected<bool> signature_required(std::optional<bool> requested);
+
+// Passes only a variant that `verify::verify_signed_variant` calls Success, against the
+// production trusted root and kernels' default policies. The error names the variant folder
+// and says what failed in the reference CLI's words (with the reason or the first violations).
+util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir);
+
+// The refusal text for a failed check (exposed for tests and for callers with own policies).
+std::string signature_refusal(const std::filesystem::path& variant_dir,
+                              const verify::SignatureCheck& check);
+
+}  // namespace kernelhub::loader
