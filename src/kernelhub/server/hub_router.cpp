@@ -18,6 +18,9 @@ using Segments = std::span<const std::string>;
 constexpr std::uint64_t k_max_read_body = std::uint64_t{64} << 10;
 // create, preupload (a path and a 512-byte sample per file), branch, tag: JSON, never large.
 constexpr std::uint64_t k_max_json_body = std::uint64_t{16} << 20;
+// validate-yaml's body (a model card) is read without a token: 256 connections of one peer
+// may then hold 64 MiB at most.
+constexpr std::uint64_t k_max_card_body = std::uint64_t{256} << 10;
 
 std::string join(Segments parts) {
   std::string out;
@@ -138,9 +141,10 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   }
   const RequestTarget target = KH_HUB_TRY(parse_request_target(head.target));
   const Segments segments(target.segments);
-  // validate-yaml is the one write-method endpoint that needs no token (it changes nothing).
+  // validate-yaml is the one write-method endpoint that needs no token (it changes nothing,
+  // and ignores its body); the body of anyone may only be small.
   if (segments.size() == 2 && segments[0] == "api" && segments[1] == "validate-yaml") {
-    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_json_body)};
+    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_card_body)};
   }
   // Every other endpoint behind these methods writes, so the token is checked now, before
   // the body is read: an unauthenticated client can make the server hold no body at all.

@@ -370,4 +370,38 @@ TEST_F(HubRouterTest, ModelUrlsFallBackToTheKernelOfTheSameName) {
   EXPECT_EQ(send("GET", "/api/datasets/org/k").status, 404);
 }
 
+TEST_F(HubRouterTest, AdmitDecidesFromTheHeadAlone) {
+  const auto head = [](std::string method, std::string target, bool with_token) {
+    HttpRequest request;
+    request.method = std::move(method);
+    request.target = std::move(target);
+    if (with_token) {
+      request.headers.emplace_back("authorization", std::string("Bearer ") + k_token);
+    }
+    return request;
+  };
+  // Writes without a valid token are refused before any body byte (issue 12 item 1).
+  const auto anonymous = m_router.admit(head("POST", "/api/kernels/org/k/commit/main", false));
+  ASSERT_FALSE(anonymous);
+  EXPECT_EQ(anonymous.error().status, 401);
+  EXPECT_FALSE(m_router.admit(head("DELETE", "/api/kernels/org/k/branch/x", false)));
+  EXPECT_FALSE(m_router.admit(head("POST", "/no/such/route", false)));
+  // A commit may be large and goes to a file; other bodies stay small and in memory.
+  const auto commit = m_router.admit(head("POST", "/api/kernels/org/k/commit/main", true));
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->storage, HubRouter::BodyPlan::Storage::file);
+  EXPECT_EQ(commit->limit, m_router.settings()->max_body_bytes);
+  const auto create = m_router.admit(head("POST", "/api/repos/create", true));
+  ASSERT_TRUE(create);
+  EXPECT_EQ(create->storage, HubRouter::BodyPlan::Storage::memory);
+  EXPECT_LE(create->limit, 16u << 20);
+  // Reads and validate-yaml need no token, and may send only small bodies.
+  const auto read = m_router.admit(head("GET", "/api/kernels/org/k", false));
+  ASSERT_TRUE(read);
+  EXPECT_LE(read->limit, 64u << 10);
+  const auto yaml = m_router.admit(head("POST", "/api/validate-yaml", false));
+  ASSERT_TRUE(yaml);
+  EXPECT_LE(yaml->limit, 256u << 10);
+}
+
 }  // namespace kernelhub::server
