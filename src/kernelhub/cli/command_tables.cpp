@@ -61,6 +61,8 @@ const std::array k_kernelhub_commands = {
     Command{"verify", "check installed variants' files against their metadata digest",
             &declare_verify},
     Command{"verify-signature", "check variants' Sigstore signatures, then their digests", &declare_verify_signature},
+    Command{"benchmark", "time a kernel's benchmarks on this machine (JSON, charts, upload)",
+            &declare_benchmark},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };
