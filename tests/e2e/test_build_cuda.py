@@ -94,6 +94,14 @@ def test_cuda_variant_is_named_after_torchs_cuda(built):
     assert "cuda" not in [s["backend"] for s in summary["skipped"]]
 
 
+def test_list_variants_names_what_build_builds(built, kernel_builder):
+    """issue 13 item 8: one rule for the CUDA part (torch's CUDA), in list-variants and build."""
+    kernel_dir, summary, _, _ = built
+    env = {"KERNELHUB_PYTHON": str(PYTHON)}
+    listed = run([kernel_builder, "list-variants", kernel_dir], env=env, check=True).stdout.split()
+    assert listed == sorted(v["name"] for v in summary["variants"])
+
+
 def test_metadata_lists_the_compiled_archs_and_the_reference_reads_it(built):
     import kernels_data as kd
 

@@ -419,7 +419,9 @@ def test_local_listing_explains_what_is_missing(kernel_builder, tmp_path):
     result = _list_variants(kernel_builder, directory, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        "torch212-cxx11-cpu-x86_64-linux", "torch212-cxx11-cu128-x86_64-linux",
+        # cu126: the CUDA torch was built with, as build names it, not nvcc's 12.8 (issue 13
+        # item 8).
+        "torch212-cxx11-cpu-x86_64-linux", "torch212-cxx11-cu126-x86_64-linux",
     ]
     assert result.stderr.splitlines() == [
         "note: metal: not buildable here: Metal builds need macOS, this is linux",
@@ -430,6 +432,15 @@ def test_local_listing_explains_what_is_missing(kernel_builder, tmp_path):
     assert listing["system"] == "x86_64-linux" and listing["torch"] == "2.12"
     assert listing["toolchains"] == {"nvcc": "12.8", "hipcc": False, "icpx": None}
     assert [v["backend"] for v in listing["variants"]] == ["cpu", "cuda", "metal", "rocm", "xpu"]
+
+
+def test_local_listing_refuses_cuda_when_majors_differ_as_build_does(kernel_builder, tmp_path):
+    directory = _kernel_dir(tmp_path, "relu.toml")
+    env = _fake_machine(tmp_path, CUDA_PROBE, nvcc_release="13.0")
+    result = _list_variants(kernel_builder, directory, env=env)
+    assert "torch212-cxx11-cu" not in result.stdout
+    assert "note: cuda: not buildable here: nvcc is CUDA 13.0 but torch was built with CUDA " \
+           "12.6" in result.stderr
 
 
 def test_local_listing_without_torch_or_nvcc_fails(kernel_builder, tmp_path):

@@ -8,6 +8,7 @@
 #include <kernelhub/builder/stable_abi.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/tvm_ffi.hpp>
+#include <kernelhub/variants/local_variants.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 
 namespace kernelhub::builder {
@@ -68,8 +69,11 @@ std::string torch_arch_variant_name(const TorchEnvironment& torch, types::Backen
   variant.abi_tag = torch.os == "linux" ? variants::AbiTag::cxx11 : variants::AbiTag::none;
   variant.backend.kind = backend;
   if (backend == types::Backend::cuda && torch.cuda) {
-    // cu132: the CUDA torch was built with, which is what the variant's users must have.
-    if (auto cuda = variants::ReleaseVersion::parse(*torch.cuda)) {
+    // The rule list-variants uses too: cu132, the CUDA torch was built with.
+    auto parsed = variants::ReleaseVersion::parse(*torch.cuda);
+    const auto torch_cuda =
+        parsed ? std::optional(std::move(*parsed)) : std::optional<variants::ReleaseVersion>();
+    if (auto cuda = variants::cuda_variant_release(torch_cuda, std::nullopt, true)) {
       variant.backend.version = *cuda;
     }
   }

@@ -50,12 +50,25 @@ Compute compute_for(const config::BuildConfig& config, const BuildHost& host, ty
       if (!nvcc) {
         return fail("nvcc not found in PATH or CUDA_HOME");
       }
-      const auto& cuda = config.general.cuda;
-      if (cuda && !within_bounds(*nvcc, cuda->minver, cuda->maxver)) {
-        return fail(fmt::format("CUDA {} is outside general.cuda bounds ({})", nvcc->to_string(),
-                                bounds_text(cuda->minver, cuda->maxver)));
+      const auto torch_cuda = torch_kernel && torch ? torch->cuda : std::nullopt;
+      if (torch_cuda && torch_cuda->major() != nvcc->major()) {
+        // As build refuses it (torch.utils.cpp_extension does too).
+        return fail(fmt::format("nvcc is CUDA {} but torch was built with CUDA {}",
+                                nvcc->to_string(), torch_cuda->to_string()));
       }
-      return {"cu" + nvcc->flattened(), {}};
+      const auto named = cuda_variant_release(torch_cuda, nvcc, torch_kernel);
+      if (!named) {
+        return fail(where_python(host));
+      }
+      const auto& cuda = config.general.cuda;
+      // Both must be within the bounds, as build checks both.
+      for (const auto& version : {torch_cuda, nvcc}) {
+        if (version && cuda && !within_bounds(*version, cuda->minver, cuda->maxver)) {
+          return fail(fmt::format("CUDA {} is outside general.cuda bounds ({})",
+                                  version->to_string(), bounds_text(cuda->minver, cuda->maxver)));
+        }
+      }
+      return {"cu" + named->flattened(), {}};
     }
     case types::Backend::rocm:
       if (!torch_kernel) {
@@ -175,6 +188,12 @@ std::vector<LocalVariant> local_variants(const config::BuildConfig& config, cons
     result.push_back(local_variant(config, host, backend, *system));
   }
   return result;
+}
+
+std::optional<ReleaseVersion> cuda_variant_release(const std::optional<ReleaseVersion>& torch_cuda,
+                                                   const std::optional<ReleaseVersion>& nvcc,
+                                                   bool torch_kernel) {
+  return torch_kernel ? torch_cuda : nvcc;
 }
 
 }  // namespace kernelhub::variants

@@ -30,4 +30,13 @@ std::optional<std::string> local_system_string(const SystemInfo& system);
 
 std::vector<LocalVariant> local_variants(const config::BuildConfig& config, const BuildHost& host);
 
+// The one rule for the CUDA part of a CUDA variant's name ("cu132"), used by list-variants and
+// build alike: a torch kernel is named after the CUDA its torch was built with
+// (torch.version.cuda), which is what the variant's users must have, whatever nvcc compiled
+// it (build refuses only a different major version); a kernel without torch (tvm-ffi) after
+// nvcc. nullopt when the one it needs is unknown.
+std::optional<ReleaseVersion> cuda_variant_release(const std::optional<ReleaseVersion>& torch_cuda,
+                                                   const std::optional<ReleaseVersion>& nvcc,
+                                                   bool torch_kernel);
+
 }  // namespace kernelhub::variants

@@ -44,11 +44,24 @@ TEST(LocalVariants, NamesBuildsLikeTheCMakeTemplates) {
   const auto local = local_variants(config, cuda_host());
   ASSERT_EQ(local.size(), 5u);
   EXPECT_EQ(local[0], (LocalVariant{Backend::cpu, "torch212-cxx11-cpu-x86_64-linux", {}}));
-  // The CUDA part comes from nvcc, not from the CUDA torch was built with.
-  EXPECT_EQ(local[1], (LocalVariant{Backend::cuda, "torch212-cxx11-cu129-x86_64-linux", {}}));
+  // The CUDA part comes from the CUDA torch was built with, as build names it (issue 13
+  // item 8: list-variants said cu129, from nvcc, where build made cu128).
+  EXPECT_EQ(local[1], (LocalVariant{Backend::cuda, "torch212-cxx11-cu128-x86_64-linux", {}}));
   EXPECT_EQ(local[2].reason, "torch 2.12 was built without ROCm");
   EXPECT_EQ(local[3].reason, "torch 2.12 was built without XPU");
   EXPECT_EQ(local[4].reason, "Metal builds need macOS, this is linux");
+}
+
+TEST(LocalVariants, OneRuleForTheCudaPartWithBuild) {
+  EXPECT_EQ(cuda_variant_release(rv("13.2"), rv("13.0"), true), rv("13.2"));
+  EXPECT_EQ(cuda_variant_release(rv("13.2"), rv("13.0"), false), rv("13.0"));  // tvm-ffi
+  EXPECT_EQ(cuda_variant_release(std::nullopt, rv("13.0"), true), std::nullopt);
+  // A different major version cannot build, as build says.
+  const auto config = make_config(k_backends, config::Torch{}, k_backends);
+  auto host = cuda_host();
+  host.toolchains.nvcc = rv("13.0");
+  EXPECT_EQ(local_variants(config, host)[1].reason,
+            "nvcc is CUDA 13.0 but torch was built with CUDA 12.8");
 }
 
 TEST(LocalVariants, SaysWhatIsMissing) {
@@ -82,7 +95,7 @@ TEST(LocalVariants, AppliesBoundsAndTheStableAbi) {
   torch.minver.reset();
   torch.stable_abi = types::Version::parse("2.11").value();
   config = make_config({Backend::cpu, Backend::cuda}, torch, {Backend::cpu, Backend::cuda});
-  EXPECT_EQ(local_variants(config, cuda_host())[1].name, "torch-stable-abi211-cu129-x86_64-linux");
+  EXPECT_EQ(local_variants(config, cuda_host())[1].name, "torch-stable-abi211-cu128-x86_64-linux");
   EXPECT_EQ(local_variants(config, cuda_host("2.10"))[0].reason,
             "torch 2.10 is older than the stable ABI 2.11 the kernel targets");
 
