@@ -34,7 +34,7 @@ _VERIFY_ATOL = 1e-2
 
 
 class BenchmarkError(Exception):
-    """A failure the user can act on: printed as `error: <message>`, exit status 1."""
+    """A failure the user can act on: printed as `kernelhub: error: <message>`, exit 1."""
 
 
 @dataclass
@@ -534,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(args)
     except BenchmarkError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"kernelhub: error: {exc}", file=sys.stderr)
         return 1
 
 

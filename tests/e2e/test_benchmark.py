@@ -1,0 +1,252 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`kernelhub benchmark` (issue 15 item 3) on a cpu build of examples/relu: the table, the
+JSON (the reference `kernels benchmark`'s shape, checked against the reference run on the same
+folder), the SVG charts, the errors, and `--upload` into a kernel repo on `kernelhub serve`.
+
+The example is built once (about 20 s); every run uses a few iterations, so the whole module
+takes about a minute. The reference picks its device from torch's build, CUDA here, with no
+GPU: it is run with torch.version.cuda cleared so that it benchmarks the cpu variant too.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, VENV_BIN, run
+
+PYTHON = VENV_BIN / "python"
+TOKEN = "kh-bench-token"
+UNIQUE_ID = "benchtest"
+WORKLOADS = ["ReluBenchmark.large", "ReluBenchmark.small"]
+FAST = ["--iterations", "4", "--warmup", "1"]
+
+pytestmark = pytest.mark.skipif(
+    not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    reason="needs the .venv with torch, cmake and ninja",
+)
+
+
+def torch_variant() -> str:
+    out = subprocess.run(
+        [str(PYTHON), "-c",
+         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
+        capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+    return f"torch{out}-cxx11-cpu-x86_64-linux"
+
+
+@pytest.fixture(scope="module")
+def relu(kernel_builder, tmp_path_factory) -> Path:
+    """examples/relu built for cpu only, with a fixed unique id (the kernel's "commit sha")."""
+    kernel = tmp_path_factory.mktemp("bench") / "relu"
+    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel,
+                    ignore=shutil.ignore_patterns("build", "__pycache__"))
+    toml = kernel / "build.toml"
+    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
+    run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id", UNIQUE_ID,
+         "--skip-checks"], check=True)
+    return kernel
+
+
+def copy_with_script(relu: Path, where: Path, script: str) -> Path:
+    """The built kernel with benchmarks/benchmark.py replaced by `script`."""
+    kernel = where / "kernel"
+    shutil.copytree(relu, kernel)
+    (kernel / "benchmarks" / "benchmark.py").write_text(script)
+    return kernel
+
+
+def benchmark(kernelhub_bin, *args, cwd, env=None):
+    # PATH first names the venv, for a kernelhub binary from a build tree (KERNELHUB_BIN_DIR)
+    # that has no Python beside it.
+    merged = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}"}
+    merged.update(env or {})
+    return run([kernelhub_bin, "benchmark", *args], cwd=cwd, env=merged)
+
+
+def shape(value):
+    """A JSON value's structure: dict keys (recursively), list items, leaf types."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [shape(item) for item in value]
+    return "number" if isinstance(value, (int, float)) and not isinstance(value, bool) \
+        else type(value).__name__
+
+
+def test_local_kernel_prints_the_table_and_writes_json_and_svg(kernelhub_bin, relu, tmp_path):
+    result = benchmark(kernelhub_bin, relu, *FAST, "--json", "--output", tmp_path / "out.json",
+                       "--visual", "relu", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    err = result.stderr
+    assert f"Downloading {relu}@local" in err
+    header = next(line for line in err.splitlines() if "Workload" in line)
+    columns = [cell.strip() for cell in header.strip("│").split("│")]
+    assert columns == ["Benchmark", "Workload", "N", "Speedup", "Mean(ms)", "Std(ms)",
+                       "Min(ms)", "Max(ms)", "IQR(ms)", "Outliers", "Ref(ms)", "Match"]
+    rows = [[cell.strip() for cell in line.strip("│").split("│")] for line in err.splitlines()
+            if line.startswith("│ ReluBenchmark")]
+    assert [row[1] for row in rows] == ["large", "small"]
+    assert all(row[2] == "4" and row[-1] == "✓" and row[3].endswith("x") for row in rows)
+    assert f"Kernel: {UNIQUE_ID[:7]}" in err
+
+    # --json on stdout and --output are the same result.
+    printed = json.loads(result.stdout)
+    assert json.loads((tmp_path / "out.json").read_text()) == printed
+    assert [r["workload"] for r in printed["results"]] == WORKLOADS
+    script = (relu / "benchmarks" / "benchmark.py").read_bytes()
+    assert printed["benchmarkScriptSha"] == hashlib.sha256(script).hexdigest()
+    assert printed["kernelCommitSha"] == UNIQUE_ID
+    assert printed["benchmarkScriptPath"] == "benchmarks"
+    assert printed["machineInfo"]["backend"] == "CPU"
+    assert printed["machineInfo"]["gpu"] == "N/A"
+    for entry in printed["results"]:
+        t = entry["timingResults"]
+        assert entry["verified"] is True and t["iterations"] == 4
+        assert 0 < t["min_ms"] <= t["q1_ms"] <= t["q3_ms"] <= t["max_ms"]
+        assert t["min_ms"] <= t["mean_ms"] <= t["max_ms"]
+        assert t["iqr_ms"] == pytest.approx(t["q3_ms"] - t["q1_ms"], abs=2e-4)
+
+    # Both themes, real SVG documents that name every workload.
+    for theme in ("light", "dark"):
+        svg = tmp_path / "media" / f"relu_{theme}.svg"
+        root = ET.parse(svg).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        text = svg.read_text()
+        assert all(workload in text for workload in WORKLOADS)
+
+
+def test_json_has_the_reference_shape(kernelhub_bin, relu, tmp_path):
+    """The reference's `kernels benchmark` and ours on one folder (whose script subclasses the
+    reference's Benchmark: ours runs such scripts unchanged) give the same JSON but for the
+    timings: same keys and nesting, workloads, machine, kernel and script hashes."""
+    script = (relu / "benchmarks" / "benchmark.py").read_text()
+    assert "from kernelhub import Benchmark" in script
+    kernel = copy_with_script(relu, tmp_path, script.replace(
+        "from kernelhub import Benchmark", "from kernels.benchmark import Benchmark"))
+    reference = subprocess.run([str(PYTHON), "-c", (
+        "import sys, torch\n"
+        "torch.version.cuda = None  # no GPU here: let the reference pick cpu\n"
+        "from kernels.cli.benchmark import run_benchmark\n"
+        "run_benchmark(sys.argv[1], branch=None, version=None, iterations=4, warmup=1,"
+        " output=sys.argv[2])\n"), str(kernel), str(tmp_path / "reference.json")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert reference.returncode == 0, reference.stderr
+    ours = benchmark(kernelhub_bin, kernel, *FAST, "--output", tmp_path / "ours.json",
+                     cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+
+    theirs = json.loads((tmp_path / "reference.json").read_text())
+    mine = json.loads((tmp_path / "ours.json").read_text())
+    assert shape(mine) == shape(theirs)
+    for key in ("machineInfo", "kernelCommitSha", "benchmarkScriptPath", "benchmarkScriptSha"):
+        assert mine[key] == theirs[key], key
+    assert [(r["workload"], r["verified"], r["timingResults"]["iterations"])
+            for r in mine["results"]] == \
+        [(r["workload"], r["verified"], r["timingResults"]["iterations"])
+         for r in theirs["results"]]
+
+
+def test_a_wrong_result_fails_verification(kernelhub_bin, relu, tmp_path):
+    script = (relu / "benchmarks" / "benchmark.py").read_text()
+    kernel = copy_with_script(relu, tmp_path, script.replace(
+        "    def verify_small(self) -> torch.Tensor:\n        return F.relu(self.x)",
+        "    def verify_small(self) -> torch.Tensor:\n        return F.relu(self.x) + 1"))
+    result = benchmark(kernelhub_bin, kernel, *FAST, "--output", tmp_path / "out.json",
+                       cwd=tmp_path)
+    assert result.returncode == 1
+    assert "ReluBenchmark.small: out differs from verify_small's result" in result.stderr
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["org/relu"], "'org/relu': give a version (--version N or org/relu@v<N>) or a branch"),
+    (["org/relu@1"], "version '1' must be written 'v1'"),
+    (["org/relu@v1", "--iterations", "0"], "--iterations must be at least 1, not 0"),
+])
+def test_revision_and_option_errors(kernelhub_bin, tmp_path, args, message):
+    result = benchmark(kernelhub_bin, *args, cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"error: {message}" in result.stderr
+
+
+def test_visual_without_matplotlib_names_the_install_before_timing(kernelhub_bin, relu,
+                                                                   tmp_path):
+    # A matplotlib that cannot be imported, first on the path.
+    (tmp_path / "shadow" / "matplotlib").mkdir(parents=True)
+    (tmp_path / "shadow" / "matplotlib" / "__init__.py").write_text(
+        "raise ImportError('matplotlib hidden by the test')\n")
+    result = benchmark(kernelhub_bin, relu, *FAST, "--visual", "x", cwd=tmp_path,
+                       env={"PYTHONPATH": str(tmp_path / "shadow")})
+    assert result.returncode == 1
+    assert "pip install matplotlib" in result.stderr
+    assert "Running" not in result.stderr
+    assert not (tmp_path / "media").exists()
+
+
+def test_a_missing_python_is_named(kernelhub_bin, tmp_path):
+    result = run([kernelhub_bin, "benchmark", "org/relu@v1", "--python",
+                  tmp_path / "no-python"], cwd=tmp_path)
+    assert result.returncode == 1
+    assert f'Python "{tmp_path / "no-python"}"' in result.stderr
+
+
+@pytest.fixture()
+def hub(kernelhub_bin, tmp_path):
+    """`kernelhub serve` on a fresh root whose org `bench` is a trusted kernel publisher (the
+    loader, as the reference, loads only trusted publishers' kernels by default)."""
+    root = tmp_path / "hub-root"
+    root.mkdir()
+    (root / "config.toml").write_text("[organizations.bench]\ntrustedKernelPublisher = true\n")
+    (tmp_path / "tokens").write_text(TOKEN + "\n")
+    server = subprocess.Popen(
+        [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", "--token-file",
+         str(tmp_path / "tokens")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    url = server.stdout.readline().strip()
+    if not url.startswith("http://"):
+        server.kill()
+        pytest.fail(f"kernelhub serve did not start: {server.stderr.read()}")
+    yield url
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def test_upload_stores_the_result_under_benchmarks_variant_device(kernelhub_bin, kernel_builder,
+                                                                 relu, hub, tmp_path):
+    env = {"HF_ENDPOINT": hub, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "home"),
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    run([kernel_builder, "upload", relu, "--repo-id", "bench/relu", "--branch", "v1",
+         "--python", PYTHON],
+        env=env, check=True)
+    result = benchmark(kernelhub_bin, "bench/relu@v1", *FAST, "--upload", "--output",
+                       tmp_path / "out.json", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+
+    listing = subprocess.run([str(PYTHON), "-c", (
+        "import json, sys\n"
+        "from huggingface_hub import HfApi, hf_hub_download\n"
+        "api = HfApi()\n"
+        "files = sorted(api.list_repo_files('bench/relu', repo_type='kernel', revision='v1'))\n"
+        "uploaded = [f for f in files if f.startswith('benchmarks/') and f.endswith('.json')]\n"
+        "bodies = {f: json.load(open(hf_hub_download('bench/relu', f, repo_type='kernel',"
+        " revision='v1'))) for f in uploaded}\n"
+        "print(json.dumps({'files': files, 'bodies': bodies}))\n")],
+        capture_output=True, text=True, timeout=120, env=dict(os.environ, **env))
+    assert listing.returncode == 0, listing.stderr
+    found = json.loads(listing.stdout.strip().splitlines()[-1])
+    assert "benchmarks/benchmark.py" in found["files"]  # the script ran from the hub's copy
+    [path] = found["bodies"]
+    folder, variant, device = path.split("/")
+    assert (folder, variant) == ("benchmarks", torch_variant())
+    assert device.startswith("cpu-") and device.endswith(".json")
+    assert f"Uploaded to bench/relu@v1: {path}" in result.stderr
+    assert found["bodies"][path] == json.loads((tmp_path / "out.json").read_text())
