@@ -16,6 +16,11 @@ while verifying as SignatureVerificationFailure.
 
 Output: the reference's `verify_signature` CLI function runs on the same kernel folder (its
 download replaced by that folder) and prints the same lines and exit status as ours.
+
+Signed kernel variants: a private Sigstore instance made at test time (private_sigstore.py)
+signs variants' metadata.json for kernels-community's build workflow, so both sides run their
+default policies against its trusted root and every kind (Success, the digest kinds, an expired
+certificate, an unknown CT log, another workflow) is compared, with the CLI lines.
 """
 import base64
 import contextlib
@@ -305,3 +310,149 @@ def test_a_hub_kernel_needs_a_version_or_revision(kernelhub_bin):
     result = run([kernelhub_bin, "verify-signature", "org/not-a-local-dir"])
     assert result.returncode != 0
     assert "--version or --revision" in result.stderr
+
+
+# --- signed variants from a private Sigstore (tests/e2e/private_sigstore.py) ------------------
+#
+# Signed here for kernels-community's build workflow, so both sides run with their default
+# policies (DEFAULT_POLICIES / no --signer-workflow) against the private trusted root: every
+# result kind, Success and the digest kinds included.
+
+KERNELS_COMMUNITY = ("https://github.com/huggingface/kernels-community/.github/workflows/"
+                     "build.yaml@refs/heads/main")
+
+
+@pytest.fixture(scope="module")
+def private(tmp_path_factory):
+    private_sigstore = pytest.importorskip("private_sigstore")
+    instance = private_sigstore.PrivateSigstore()
+    root = instance.write_trusted_root(tmp_path_factory.mktemp("private") / "trusted_root.json")
+    return instance, root
+
+
+def _signed_variant(kernel_builder, folder: Path, private, *, digest=True,
+                    identity=KERNELS_COMMUNITY, **sign_options) -> Path:
+    instance, _root = private
+    (folder / "relu").mkdir(parents=True)
+    (folder / "relu" / "__init__.py").write_text("from ._ops import ops\n")
+    (folder / "relu" / "_ops.py").write_text("ops = None\n")
+    (folder / "relu" / "_relu.abi3.so").write_bytes(b"\x7fELF" + bytes(range(256)) * 4)
+    (folder / "metadata.json").write_text(json.dumps(
+        {"id": "_relu_cpu_signed", "name": "relu", "version": 1, "license": "apache-2.0",
+         "python-depends": [], "backend": {"type": "cpu"}}))
+    if digest:
+        run([kernel_builder, "hash", "--write", folder], check=True)
+    metadata = (folder / "metadata.json").read_bytes()
+    (folder / "metadata.json.sigstore").write_bytes(
+        instance.sign(metadata, identity, **sign_options))
+    return folder
+
+
+def _private_variants(kernel_builder, build: Path, private) -> dict[str, Path]:
+    instance, _root = private
+    made = {}
+
+    def variant(name, **options):
+        made[name] = _signed_variant(kernel_builder, build / name, private, **options)
+        return made[name]
+
+    variant("torch29-cxx11-cpu-x86_64-linux")                       # Success
+    changed = variant("torch29-cxx11-cu126-x86_64-linux")
+    (changed / "relu" / "_ops.py").write_text("ops = 1\n")          # HashMismatch
+    (changed / "relu" / "extra.py").write_text("\n")                # UnknownFile
+    (changed / "relu" / "__init__.py").unlink()                     # MissingFile
+    variant("torch29-cxx11-cu128-x86_64-linux", digest=False)       # DigestMissing
+    edited = variant("torch29-cxx11-cu129-x86_64-linux")
+    text = (edited / "metadata.json").read_text()
+    (edited / "metadata.json").write_text(text.replace('"version": 1', '"version": 2')
+                                          if '"version": 1' in text else text + " ")
+    variant("torch29-cxx11-cu130-x86_64-linux", integrated_offset=700)  # after notAfter
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    other_ct = ec.generate_private_key(ec.SECP256R1())
+    variant("torch28-cxx11-cpu-x86_64-linux", ct_key=other_ct)          # SCT by an unknown log
+    variant("torch28-cxx11-cu126-x86_64-linux",
+            identity=KERNELS_COMMUNITY.replace("build.yaml", "evil.yaml"))
+    unsigned = variant("torch28-cxx11-cu128-x86_64-linux")
+    (unsigned / "metadata.json.sigstore").unlink()
+    no_metadata = variant("torch28-cxx11-cu129-x86_64-linux")
+    (no_metadata / "metadata.json").unlink()
+    bad = build / "torch27-cxx11-cpu-x86_64-linux"
+    bad.mkdir(parents=True)
+    (bad / "metadata.json").write_bytes(b'{"name": "relu"}')
+    (bad / "metadata.json.sigstore").write_bytes(instance.sign(b'{"name": "relu"}',
+                                                               KERNELS_COMMUNITY))
+    made["torch27-cxx11-cpu-x86_64-linux"] = bad
+    return made
+
+
+EXPECTED_PRIVATE = {
+    "torch29-cxx11-cpu-x86_64-linux": "Success",
+    "torch29-cxx11-cu126-x86_64-linux": "DigestVerificationFailure",
+    "torch29-cxx11-cu128-x86_64-linux": "DigestMissing",
+    "torch29-cxx11-cu129-x86_64-linux": "SignatureVerificationFailure",
+    "torch29-cxx11-cu130-x86_64-linux": "SignatureVerificationFailure",
+    "torch28-cxx11-cpu-x86_64-linux": "SignatureVerificationFailure",
+    "torch28-cxx11-cu126-x86_64-linux": "SignatureVerificationFailure",
+    "torch28-cxx11-cu128-x86_64-linux": "SignatureBundleMissing",
+    "torch28-cxx11-cu129-x86_64-linux": "MetadataMissing",
+    "torch27-cxx11-cpu-x86_64-linux": "MetadataInvalid",
+}
+
+
+def _reference_private(variant: Path, root: Path) -> str:
+    trusted = sigstore_models.TrustedRoot.from_file(str(root))
+    offline = classmethod(lambda cls, **_: sigstore_verify.Verifier(trusted_root=trusted))
+    with mock.patch.object(kernels_verify.Verifier, "production", offline):
+        return type(kernels_verify.verify_variant(variant)).__name__
+
+
+def test_private_signed_variants_every_kind_matches_the_reference(kernel_builder, kernelhub_bin,
+                                                                  private, tmp_path):
+    _instance, root = private
+    made = _private_variants(kernel_builder, tmp_path / "kernel" / "build", private)
+    result = run([kernelhub_bin, "verify-signature", tmp_path / "kernel", "--json",
+                  "--trusted-root", root])
+    ours = {v["variant"]: v for v in json.loads(result.stdout)["variants"]}
+    assert result.returncode == 1
+    for name, folder in made.items():
+        reference = _reference_private(folder, root)
+        assert (name, ours[name]["result"]) == (name, reference)
+        assert reference == EXPECTED_PRIVATE[name]
+    mismatch = ours["torch29-cxx11-cu126-x86_64-linux"]["violations"]
+    assert [v["kind"] for v in mismatch] == ["MissingFile", "HashMismatch", "UnknownFile"]
+    # The production root does not know this CA: nothing verifies there.
+    production = run([kernelhub_bin, "verify-signature", made["torch29-cxx11-cpu-x86_64-linux"],
+                      "--json"])
+    assert json.loads(production.stdout)["variants"][0]["result"] == "SignatureVerificationFailure"
+
+
+def test_private_signed_variants_cli_output_matches_the_reference(kernel_builder, kernelhub_bin,
+                                                                  private, tmp_path):
+    _instance, root = private
+    kernel = tmp_path / "kernel"
+    _private_variants(kernel_builder, kernel / "build", private)
+    cli = pytest.importorskip("kernels.cli.verify_signature")
+    trusted = sigstore_models.TrustedRoot.from_file(str(root))
+    offline = classmethod(lambda cls, **_: sigstore_verify.Verifier(trusted_root=trusted))
+    args = SimpleNamespace(repo_id="org/kernel", version=1, all_variants=True,
+                           filter_unsigned=False, filter_no_digest=False)
+    out, code = io.StringIO(), 0
+    with mock.patch.object(cli, "select_revision_or_version", lambda *a, **k: "main"), \
+            mock.patch.object(cli, "install_kernel_all_variants", lambda *a, **k: kernel / "build"), \
+            mock.patch.object(kernels_verify.Verifier, "production", offline), \
+            contextlib.redirect_stdout(out):
+        try:
+            cli.verify_signature(args)
+        except SystemExit as exit_:
+            code = exit_.code
+    ours = run([kernelhub_bin, "verify-signature", kernel, "--trusted-root", root])
+    # Reasons sigstore words itself (signature failures, metadata parse errors) are not an
+    # interface: those variants compare by their first line. Success and the digest lines are
+    # compared whole.
+    def normalise(blocks):
+        return [b.split("\n")[0] if ("signature verification failed" in b
+                                     or "invalid metadata" in b) else b for b in blocks]
+    assert normalise(_blocks(ours.stdout)) == normalise(_blocks(out.getvalue()))
+    assert "✅ torch29-cxx11-cpu-x86_64-linux: kernel metadata is correctly signed" in ours.stdout
+    assert ours.returncode == code == 1

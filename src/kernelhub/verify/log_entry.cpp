@@ -127,18 +127,21 @@ util::Expected<void> verify_checkpoint(const TransparencyLogEntry& entry, const 
   constexpr std::string_view k_dash = "\xE2\x80\x94 ";  // U+2014 and a space
   const std::string_view hint = std::string_view(log.key_id).substr(0, 4);
   bool verified = false;
+  // Signature lines are "— NAME SIGNATURE" with no space inside either part (C2SP); other
+  // lines are skipped, as sigstore 4.5.1's pattern skips them.
   for (const std::string_view line : split_lines(note.substr(split + 2))) {
     if (line.substr(0, k_dash.size()) != k_dash) {
-      return util::fail("checkpoint: malformed signature line");
+      continue;
     }
     const std::string_view rest = line.substr(k_dash.size());
-    const auto space = rest.rfind(' ');
-    if (space == std::string_view::npos) {
-      return util::fail("checkpoint: malformed signature line");
+    const auto space = rest.find(' ');
+    if (space == 0 || space == std::string_view::npos ||
+        rest.find(' ', space + 1) != std::string_view::npos || space + 1 == rest.size()) {
+      continue;
     }
     auto decoded = base64_decode(rest.substr(space + 1));
     if (!decoded || decoded->size() < 5) {
-      continue;  // not ours to judge: a line in a format we do not know
+      return util::fail("checkpoint: malformed note: signature contains too few bytes");
     }
     if (decoded->substr(0, 4) != hint) {
       continue;  // a witness or another key

@@ -86,3 +86,24 @@ TEST(VerifyLogEntry, BodyMustDescribeThisSignatureAndArtifact) {
   EXPECT_FALSE(check_hashedrekord_body(bundle.entry, sha256(artifact), signature,
                                        bundle.leaf.get()));
 }
+
+TEST(VerifyLogEntry, CheckpointSignatureLinesAreNameAndSignatureOnly) {
+  Bundle bundle = happy();
+  auto& note = bundle.entry.proof.checkpoint;
+  // "— rekor.sigstore.dev SIG" becomes "— rekor.sigstore.dev - 1 SIG": a name with spaces is
+  // no signature line for sigstore's parser, so the log's signature is not found.
+  const auto dash = note.find("\xE2\x80\x94 ");
+  ASSERT_NE(dash, std::string::npos);
+  const auto name_end = note.find(' ', dash + 4);
+  note.insert(name_end, " - 1");
+  auto result = verify_checkpoint(bundle.entry, rekor());
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message, "checkpoint: no signature from the log's key");
+
+  // A signature of fewer than five bytes is malformed, not skipped.
+  Bundle short_signature = happy();
+  auto& text = short_signature.entry.proof.checkpoint;
+  text = text.substr(0, text.find("\xE2\x80\x94 ")) + "\xE2\x80\x94 rekor.sigstore.dev AAAA\n";
+  EXPECT_EQ(verify_checkpoint(short_signature.entry, rekor()).error().message,
+            "checkpoint: malformed note: signature contains too few bytes");
+}
