@@ -41,25 +41,28 @@ def _draw(plt, timings, title: str, subtitle: str, theme: str):
     fig.patch.set_facecolor(background)
     ax.set_facecolor(background)
     height = 0.36
-    longest = 0.0
     for index, name in enumerate(names):
         t = timings[name]
         y = rows - 1 - index  # the first workload on top
-        ax.barh(y + height / 2, t.mean_ms, height, color=_KERNEL_COLOUR)
+        # Each workload on its own scale (the slower of kernel and reference is 1): workloads
+        # of microseconds and of seconds stay readable in one chart; the labels give the ms.
+        slowest = max(t.mean_ms, t.ref_mean_ms or 0.0) or 1.0
         label = f"{t.mean_ms:.4f} ms"
-        longest = max(longest, t.mean_ms)
         if t.ref_mean_ms is not None:
-            ax.barh(y - height / 2, t.ref_mean_ms, height, color=_REFERENCE_COLOUR)
-            ax.text(t.ref_mean_ms, y - height / 2, f" {t.ref_mean_ms:.4f} ms", va="center",
-                    color=text, fontsize=8)
-            longest = max(longest, t.ref_mean_ms)
+            ax.barh(y - height / 2, t.ref_mean_ms / slowest, height, color=_REFERENCE_COLOUR)
+            ax.text(t.ref_mean_ms / slowest, y - height / 2, f" {t.ref_mean_ms:.4f} ms",
+                    va="center", color=text, fontsize=8)
             if t.mean_ms > 0:
                 label += f"  ({t.ref_mean_ms / t.mean_ms:.2f}x)"
-        ax.text(t.mean_ms, y + height / 2, " " + label, va="center", color=text, fontsize=8)
+        ax.barh(y + height / 2, t.mean_ms / slowest, height, color=_KERNEL_COLOUR)
+        ax.text(t.mean_ms / slowest, y + height / 2, " " + label, va="center", color=text,
+                fontsize=8)
     ax.set_yticks(range(rows))
     ax.set_yticklabels([names[rows - 1 - i] for i in range(rows)], color=text, fontsize=9)
-    ax.set_xlim(0, (longest or 1.0) * 1.45)
-    ax.set_xlabel("mean time per call (ms), shorter is faster", color=text, fontsize=9)
+    ax.set_xlim(0, 1.45)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
+    ax.set_xlabel("mean time per call, relative to the slower of the pair (shorter is faster)",
+                  color=text, fontsize=9)
     ax.tick_params(colors=text)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)

@@ -461,6 +461,10 @@ def run(args: argparse.Namespace) -> int:
     if args.upload and target.local_path is not None:
         raise BenchmarkError(f"--upload needs a Hub repo id, not the local folder "
                              f"'{args.repo_id}'")
+    if args.upload and re.fullmatch(r"[0-9a-f]{40}", target.revision or ""):
+        # A result is committed on top of what was measured; a commit id names no branch.
+        raise BenchmarkError(f"--upload needs a branch or version, not the commit "
+                             f"'{target.revision}'")
     if args.visual:
         # Before the minutes of timing, not after them.
         from ._benchmark_charts import require_matplotlib

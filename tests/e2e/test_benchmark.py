@@ -167,6 +167,9 @@ def test_a_wrong_result_fails_verification(kernelhub_bin, relu, tmp_path):
     (["org/relu"], "'org/relu': give a version (--version N or org/relu@v<N>) or a branch"),
     (["org/relu@1"], "version '1' must be written 'v1'"),
     (["org/relu@v1", "--iterations", "0"], "--iterations must be at least 1, not 0"),
+    (["org/relu", "--branch", "a" * 40, "--upload"],
+     f"--upload needs a branch or version, not the commit '{'a' * 40}'"),
+    ([".", "--upload"], "--upload needs a Hub repo id, not the local folder '.'"),
 ])
 def test_revision_and_option_errors(kernelhub_bin, tmp_path, args, message):
     result = benchmark(kernelhub_bin, *args, cwd=tmp_path)
