@@ -480,6 +480,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"Downloading {target.repo_id}@{target.revision}...", file=sys.stderr)
     root = target.local_path if target.local_path is not None else _fetch_scripts(target)
     scripts = find_scripts(root, target.repo_id)
+    if target.local_path is not None and not (target.local_path / "build").is_dir():
+        raise BenchmarkError(f"'{args.repo_id}' has no build/ folder: build the kernel first "
+                             f"(kernel-builder build {args.repo_id})")
     backend, device = _pick_device(torch)
     info = machine_info(torch, device)
     try:
@@ -489,7 +492,7 @@ def run(args: argparse.Namespace) -> int:
             kernel = get_kernel(target.repo_id, revision=target.revision, backend=backend)
     except Exception as exc:  # the loader's own errors, shown as one line
         raise BenchmarkError(f"cannot load '{target.repo_id}@{target.revision}' for "
-                             f"{backend or device}: {exc}") from exc
+                             f"{backend or device}: {str(exc).strip()}") from exc
     kernel_sha = kernel.__name__.rpartition("_")[2]
 
     timings: dict[str, Timing] = {}
@@ -540,6 +543,8 @@ def main(argv: list[str] | None = None) -> int:
     except BenchmarkError as exc:
         print(f"kernelhub: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return 130  # as a shell reports SIGINT, without a traceback
 
 
 if __name__ == "__main__":

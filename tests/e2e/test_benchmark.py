@@ -170,11 +170,22 @@ def test_a_wrong_result_fails_verification(kernelhub_bin, relu, tmp_path):
     (["org/relu", "--branch", "a" * 40, "--upload"],
      f"--upload needs a branch or version, not the commit '{'a' * 40}'"),
     ([".", "--upload"], "--upload needs a Hub repo id, not the local folder '.'"),
+    ([".", "--iterations", "1"], "'.' has no benchmarks/ folder"),
 ])
 def test_revision_and_option_errors(kernelhub_bin, tmp_path, args, message):
     result = benchmark(kernelhub_bin, *args, cwd=tmp_path)
     assert result.returncode == 1
     assert f"error: {message}" in result.stderr
+
+
+def test_an_unbuilt_kernel_is_told_to_build(kernelhub_bin, tmp_path):
+    (tmp_path / "benchmarks").mkdir()
+    shutil.copy(REPO_ROOT / "examples" / "relu" / "benchmarks" / "benchmark.py",
+                tmp_path / "benchmarks")
+    result = benchmark(kernelhub_bin, ".", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error: '.' has no build/ folder: build the kernel first (kernel-builder build .)" \
+        in result.stderr
 
 
 def test_visual_without_matplotlib_names_the_install_before_timing(kernelhub_bin, relu,
