@@ -264,3 +264,35 @@ def test_upload_stores_the_result_under_benchmarks_variant_device(kernelhub_bin,
     assert device.startswith("cpu-") and device.endswith(".json")
     assert f"Uploaded to bench/relu@v1: {path}" in result.stderr
     assert found["bodies"][path] == json.loads((tmp_path / "out.json").read_text())
+
+
+def test_statistics_match_the_reference_on_the_same_samples():
+    """Quartiles, IQR, outliers, mean and std of ours and of the reference's runner over the
+    same samples (odd and even counts, ties, one sample, a far outlier)."""
+    script = (
+        "import json, random\n"
+        "from kernels.cli.benchmark import _percentile, _calculate_iqr_and_outliers\n"
+        "from kernelhub._benchmark_runner import summarize\n"
+        "rng = random.Random(7)\n"
+        "cases = [[1.0], [2.0, 1.0], [1.0, 1.0, 1.0, 9.0], [0.5, 0.7, 0.6, 30.0, 0.55]]\n"
+        "cases += [[rng.lognormvariate(0, 1) for _ in range(n)] for n in (3, 10, 101)]\n"
+        "out = []\n"
+        "for samples in cases:\n"
+        "    q1, q3, iqr, outliers = _calculate_iqr_and_outliers(samples)\n"
+        "    mean = sum(samples) / len(samples)\n"
+        "    std = (sum((s - mean) ** 2 for s in samples) / len(samples)) ** 0.5\n"
+        "    t = summarize(samples)\n"
+        "    out.append([[round(q1, 4), round(q3, 4), round(iqr, 4), outliers,\n"
+        "                 round(mean, 4), round(std, 4), round(min(samples), 4),\n"
+        "                 round(max(samples), 4)],\n"
+        "                [t.q1_ms, t.q3_ms, t.iqr_ms, t.outliers, t.mean_ms, t.std_ms,\n"
+        "                 t.min_ms, t.max_ms]])\n"
+        "print(json.dumps(out))\n")
+    result = subprocess.run([str(PYTHON), "-c", script], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    pairs = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(pairs) == 7
+    for reference, ours in pairs:
+        assert ours == pytest.approx(reference, abs=1.5e-4), (reference, ours)
+    assert pairs[3][1][3] == 1  # 9.0 among three 1.0s is the one outlier
