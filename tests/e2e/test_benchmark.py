@@ -178,6 +178,18 @@ def test_revision_and_option_errors(kernelhub_bin, tmp_path, args, message):
     assert f"error: {message}" in result.stderr
 
 
+def test_the_python_beside_the_binary_runs_the_benchmark(kernelhub_bin, tmp_path):
+    """Installed into .venv/bin, kernelhub uses .venv/bin/python3 (which has the kernelhub
+    package) even when PATH names no Python that has it."""
+    if kernelhub_bin.parent != VENV_BIN:
+        pytest.skip("kernelhub is not the one installed in .venv/bin")
+    result = run([kernelhub_bin, "benchmark", "org/relu"], cwd=tmp_path,
+                 env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 1
+    # The runner's own message: the package was imported.
+    assert "error: 'org/relu': give a version" in result.stderr
+
+
 def test_an_unbuilt_kernel_is_told_to_build(kernelhub_bin, tmp_path):
     (tmp_path / "benchmarks").mkdir()
     shutil.copy(REPO_ROOT / "examples" / "relu" / "benchmarks" / "benchmark.py",
