@@ -47,7 +47,7 @@ def _variant(folder: Path, *, metadata: bytes, bundle: bytes | None, marker: Pat
 
 
 def _metadata(name: str) -> bytes:
-    return json.dumps({"id": f"_{name}_cpu_0sig", "name": name, "version": 1,
+    return json.dumps({"id": f"_{name.replace('-', '_')}_cpu_0sig", "name": name, "version": 1,
                        "license": "apache-2.0", "python-depends": [],
                        "backend": {"type": "cpu"}}).encode()
 
@@ -110,7 +110,7 @@ needs_parameter = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def hub(kernelhub_bin, tmp_path_factory):
+def hub(kernelhub_bin, kernel_builder, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("signature-hub")
     root = tmp / "root"
     root.mkdir()
@@ -130,7 +130,26 @@ def hub(kernelhub_bin, tmp_path_factory):
         _variant(kernel / "build" / "torch-cpu", metadata=metadata, bundle=bundle,
                  marker=markers[name])
         publish(url, TOKEN, f"sig/{name}", kernel)
-    yield {"url": url, "markers": markers, "tmp": tmp}
+    # Signed for kernels-community's build workflow by a private Sigstore made here
+    # (private_sigstore.py): loads when the loader trusts that instance's root.
+    private_sigstore = pytest.importorskip("private_sigstore")
+    instance = private_sigstore.PrivateSigstore()
+    root_file = instance.write_trusted_root(tmp / "private_root.json")
+    workflow = ("https://github.com/huggingface/kernels-community/.github/workflows/"
+                "build.yaml@refs/heads/main")
+    for name in ("signed", "signed-then-changed"):
+        markers[name] = tmp / f"{name}.imported"
+        kernel = tmp / name
+        variant = _variant(kernel / "build" / "torch-cpu", metadata=_metadata(name),
+                           bundle=None, marker=markers[name])
+        subprocess.run([str(kernel_builder), "hash", "--write", str(variant)], check=True,
+                       capture_output=True)
+        (variant / "metadata.json.sigstore").write_bytes(
+            instance.sign((variant / "metadata.json").read_bytes(), workflow))
+        if name == "signed-then-changed":
+            (variant / "__init__.py").write_text((variant / "__init__.py").read_text() + "#\n")
+        publish(url, TOKEN, f"sig/{name}", kernel)
+    yield {"url": url, "markers": markers, "tmp": tmp, "root": root_file}
     server.terminate()
     server.wait(timeout=10)
 
@@ -143,7 +162,7 @@ try:
 except ImportError as error:
     import sys
     print(json.dumps({{"loaded": False, "error": str(error),
-                       "modules": [m for m in sys.modules if m.endswith("_0sig")]}}))
+                       "modules": [m for m in sys.modules if "_0sig" in m]}}))
 """
 
 
@@ -223,3 +242,29 @@ def test_verify_signature_on_a_served_hub_matches_the_reference(hub, kernelhub_b
                           env=dict(os.environ, **env, HF_HUB_CACHE=str(tmp_path / "our-cache")))
     assert (ours.stdout, ours.returncode) == (expected["out"], expected["code"]), ours.stderr
     assert ours.stdout.startswith("❌ torch-cpu: ")
+
+
+@needs_parameter
+def test_get_kernel_loads_a_kernel_signed_under_a_trusted_root(hub, tmp_path):
+    """KERNELHUB_SIGSTORE_TRUSTED_ROOT names the private instance: the signed kernel loads,
+    the one changed after signing does not, and without the root neither does the signed one."""
+    root = str(hub["root"])
+    marker = hub["markers"]["signed"]
+    marker.unlink(missing_ok=True)
+    outcome = _load(hub, "sig/signed", tmp_path / "a", extra=", require_signature=True",
+                    KERNELHUB_SIGSTORE_TRUSTED_ROOT=root)
+    assert outcome == {"loaded": True}
+    assert marker.exists()
+
+    changed = hub["markers"]["signed-then-changed"]
+    outcome = _load(hub, "sig/signed-then-changed", tmp_path / "b",
+                    KERNELHUB_REQUIRE_SIGNATURE="1", KERNELHUB_SIGSTORE_TRUSTED_ROOT=root)
+    assert outcome["loaded"] is False
+    assert "kernel integrity check failed\nFile hash mismatch for __init__.py" in outcome["error"]
+    assert not changed.exists()
+
+    marker.unlink()
+    outcome = _load(hub, "sig/signed", tmp_path / "c", extra=", require_signature=True")
+    assert outcome["loaded"] is False
+    assert "metadata signature verification failed" in outcome["error"]
+    assert not marker.exists()

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -81,9 +84,61 @@ std::string signature_refusal(const std::filesystem::path& variant_dir,
                      variant_dir.string(), what_failed(check));
 }
 
+util::Expected<std::vector<verify::GitHubWorkflowPolicy>> workflow_policies(
+    const std::vector<std::string>& uris) {
+  constexpr std::string_view k_prefix = "https://github.com/";
+  std::map<std::string, std::vector<std::string>> by_repo;
+  for (const std::string& uri : uris) {
+    const auto workflows = uri.find("/.github/workflows/");
+    if (uri.rfind(k_prefix, 0) != 0 || workflows == std::string::npos ||
+        workflows <= k_prefix.size()) {
+      return util::fail(fmt::format(
+          "\"{}\" is not a GitHub workflow URI "
+          "(https://github.com/ORG/REPO/.github/workflows/FILE@REF)",
+          uri));
+    }
+    by_repo[uri.substr(k_prefix.size(), workflows - k_prefix.size())].push_back(uri);
+  }
+  std::vector<verify::GitHubWorkflowPolicy> policies;
+  for (auto& [repo, signers] : by_repo) {
+    policies.push_back({repo, std::move(signers)});
+  }
+  return policies;
+}
+
+util::Expected<SignerTrust> signer_trust_from_environment() {
+  SignerTrust trust;
+  if (const char* root = std::getenv("KERNELHUB_SIGSTORE_TRUSTED_ROOT"); root && *root) {
+    auto loaded = verify::load_trusted_root(root);
+    if (!loaded) {
+      return util::fail("KERNELHUB_SIGSTORE_TRUSTED_ROOT: " + loaded.error().message);
+    }
+    trust.trusted_root = std::move(*loaded);
+  }
+  const char* signers = std::getenv("KERNELHUB_SIGNER_WORKFLOWS");
+  if (signers == nullptr || std::string_view(signers).find_first_not_of(" \t\n") ==
+                                std::string_view::npos) {
+    trust.policies = verify::default_policies();
+    return trust;
+  }
+  std::vector<std::string> uris;
+  std::istringstream words{std::string(signers)};
+  for (std::string uri; words >> uri;) {
+    uris.push_back(uri);
+  }
+  auto policies = workflow_policies(uris);
+  if (!policies) {
+    return util::fail("KERNELHUB_SIGNER_WORKFLOWS: " + policies.error().message);
+  }
+  trust.policies = std::move(*policies);
+  return trust;
+}
+
 util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir) {
-  const auto check = verify::verify_signed_variant(variant_dir, verify::default_policies(),
-                                                   verify::production_trusted_root());
+  const SignerTrust trust = KH_TRY(signer_trust_from_environment());
+  const auto check = verify::verify_signed_variant(
+      variant_dir, trust.policies,
+      trust.trusted_root ? *trust.trusted_root : verify::production_trusted_root());
   if (!check.passed()) {
     return util::fail(signature_refusal(variant_dir, check));
   }

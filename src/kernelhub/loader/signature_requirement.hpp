@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/verify/signed_variant.hpp>
@@ -23,9 +24,24 @@ util::Expected<bool> signature_required_by_environment();
 // A call's option, or the environment's when the call does not say.
 util::Expected<bool> signature_required(std::optional<bool> requested);
 
-// Passes only a variant that `verify::verify_signed_variant` calls Success, against the
-// production trusted root and kernels' default policies. The error names the variant folder
-// and says what failed in the reference CLI's words (with the reason or the first violations).
+// Whom a required signature must come from. From the environment: KERNELHUB_SIGSTORE_TRUSTED_ROOT
+// (a trusted_root.json path, e.g. of a private Sigstore instance) replaces the production root
+// compiled in, and KERNELHUB_SIGNER_WORKFLOWS (GitHub workflow URIs separated by spaces,
+// https://github.com/ORG/REPO/.github/workflows/FILE@REF) replaces kernels' DEFAULT_POLICIES.
+struct SignerTrust {
+  std::optional<verify::TrustedRoot> trusted_root;  // nullopt: the production root
+  std::vector<verify::GitHubWorkflowPolicy> policies;
+};
+util::Expected<SignerTrust> signer_trust_from_environment();
+
+// GitHub workflow URIs grouped into one policy per repository, which each URI names.
+util::Expected<std::vector<verify::GitHubWorkflowPolicy>> workflow_policies(
+    const std::vector<std::string>& uris);
+
+// Passes only a variant that `verify::verify_signed_variant` calls Success under the trust the
+// environment configures (the production root and kernels' default policies unless set). The
+// error names the variant folder and says what failed in the reference CLI's words (with the
+// reason or the first violations).
 util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir);
 
 // The refusal text for a failed check (exposed for tests and for callers with own policies).

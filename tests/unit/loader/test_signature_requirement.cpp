@@ -18,7 +18,8 @@ using testing::write;
 // Sets the variable for one test and restores the previous state.
 class ScopedVariable {
  public:
-  explicit ScopedVariable(const char* value) {
+  explicit ScopedVariable(const char* value, const char* name = "KERNELHUB_REQUIRE_SIGNATURE")
+      : k_name(name) {
     if (const char* old = std::getenv(k_name)) {
       m_old = old;
     }
@@ -37,7 +38,7 @@ class ScopedVariable {
   }
 
  private:
-  static constexpr const char* k_name = "KERNELHUB_REQUIRE_SIGNATURE";
+  const char* k_name;
   std::optional<std::string> m_old;
 };
 
@@ -97,6 +98,52 @@ TEST(SignatureRequirement, RefusalListsTheFirstViolations) {
   EXPECT_NE(text.find("f4"), std::string::npos);
   EXPECT_EQ(text.find("f5"), std::string::npos);
   EXPECT_NE(text.find("... and 2 more"), std::string::npos);
+}
+
+TEST(SignatureRequirement, EnvironmentNamesOtherSignersAndAnotherRoot) {
+  write("foreign/metadata.json", verify::test::conformance_file("a.txt"));
+  write("foreign/metadata.json.sigstore",
+        verify::test::conformance_file("happy-path-v0.3/bundle.sigstore.json"));
+  {
+    // The conformance beacon trusted: its signature passes and the next step refuses a.txt.
+    ScopedVariable signers(verify::test::conformance_policy().signer_uris[0].c_str(),
+                           "KERNELHUB_SIGNER_WORKFLOWS");
+    const auto trust = signer_trust_from_environment();
+    ASSERT_TRUE(trust) << trust.error().message;
+    ASSERT_EQ(trust->policies.size(), 1u);
+    EXPECT_EQ(trust->policies[0].repo_id,
+              "sigstore-conformance/extremely-dangerous-public-oidc-beacon");
+    const auto result = require_signed_variant("foreign");
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("invalid metadata: Cannot parse metadata"),
+              std::string::npos)
+        << result.error().message;
+  }
+  {
+    ScopedVariable signers("https://gitlab.com/a/b", "KERNELHUB_SIGNER_WORKFLOWS");
+    const auto result = require_signed_variant("foreign");
+    ASSERT_FALSE(result);
+    EXPECT_EQ(result.error().message.rfind("KERNELHUB_SIGNER_WORKFLOWS: \"https://gitlab.com/a/b\"", 0),
+              0u)
+        << result.error().message;
+  }
+  {
+    // Another root: the production CA is unknown to the rekor2 staging root.
+    const std::string root = (verify::test::conformance_dir() /
+                              "rekor2-happy-path/trusted_root.json").string();
+    ScopedVariable signers(verify::test::conformance_policy().signer_uris[0].c_str(),
+                           "KERNELHUB_SIGNER_WORKFLOWS");
+    ScopedVariable staging(root.c_str(), "KERNELHUB_SIGSTORE_TRUSTED_ROOT");
+    const auto result = require_signed_variant("foreign");
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("metadata signature verification failed"),
+              std::string::npos)
+        << result.error().message;
+    ScopedVariable missing("/nonexistent/trusted_root.json", "KERNELHUB_SIGSTORE_TRUSTED_ROOT");
+    EXPECT_EQ(require_signed_variant("foreign").error().message.rfind(
+                  "KERNELHUB_SIGSTORE_TRUSTED_ROOT: ", 0),
+              0u);
+  }
 }
 
 }  // namespace

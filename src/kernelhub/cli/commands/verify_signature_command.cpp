@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +25,7 @@
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/hub/hub_client.hpp>
+#include <kernelhub/loader/signature_requirement.hpp>
 #include <kernelhub/loader/variant_verify.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 #include <kernelhub/variants/variant_name.hpp>
@@ -108,29 +108,6 @@ Target find_targets(const VerifySignatureOptions& options) {
   return target;
 }
 
-// --signer-workflow URIs grouped into one policy per repository, which the URI names:
-// https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>.
-std::vector<verify::GitHubWorkflowPolicy> policies_from(const std::vector<std::string>& uris) {
-  std::map<std::string, std::vector<std::string>> by_repo;
-  constexpr std::string_view k_prefix = "https://github.com/";
-  for (const std::string& uri : uris) {
-    const auto workflows = uri.find("/.github/workflows/");
-    if (uri.rfind(k_prefix, 0) != 0 || workflows == std::string::npos ||
-        workflows <= k_prefix.size()) {
-      throw util::FatalError(fmt::format(
-          "--signer-workflow \"{}\" is not a GitHub workflow URI "
-          "(https://github.com/ORG/REPO/.github/workflows/FILE@REF)",
-          uri));
-    }
-    by_repo[uri.substr(k_prefix.size(), workflows - k_prefix.size())].push_back(uri);
-  }
-  std::vector<verify::GitHubWorkflowPolicy> policies;
-  for (auto& [repo, signers] : by_repo) {
-    policies.push_back({repo, std::move(signers)});
-  }
-  return policies;
-}
-
 bool filtered(verify::SignatureStatus status, const VerifySignatureOptions& options) {
   using verify::SignatureStatus;
   if (status == SignatureStatus::bundle_missing) {
@@ -202,7 +179,7 @@ void run_verify_signature(const VerifySignatureOptions& options, RunState& state
   const verify::TrustedRoot& root = custom_root ? *custom_root : verify::production_trusted_root();
   const auto policies = options.signer_workflows.empty()
                             ? verify::default_policies()
-                            : policies_from(options.signer_workflows);
+                            : value_or_fatal(loader::workflow_policies(options.signer_workflows));
   const auto target = find_targets(options);
   ordered_json out = target.header;
   out["variants"] = ordered_json::array();
