@@ -325,6 +325,23 @@ int g() { c10::unstable(); torch::stable::fine(); torch_call_dispatcher(0, 0, 0,
     assert [v["symbol"] for v in later["violations"]] == ["_ZN3c108unstableEv"]
 
 
+def test_a_rules_hint_is_printed_once(kernel_builder, tmp_path):
+    """issue 13 item 10: a library using 40 unstable torch symbols gets the stable-ABI rule's
+    hint once, not once per symbol."""
+    if shutil.which("c++") is None:
+        pytest.skip("no C++ compiler")
+    functions = "\n".join(f"void unstable{i}();" for i in range(40))
+    calls = " ".join(f"c10::unstable{i}();" for i in range(40))
+    library = compile_library(tmp_path, "libmanyunstable.so",
+                              f"namespace c10 {{ {functions} }}\nvoid g() {{ {calls} }}\n",
+                              "c++", [])
+    result = run([kernel_builder, "check-abi", library, "--torch-stable-abi", "2.11"])
+    assert result.returncode == 1
+    assert result.stdout.count(": error: ") == 40
+    hints = [line for line in result.stdout.splitlines() if line.strip().startswith("hint:")]
+    assert len(hints) == len(set(hints)) >= 1, hints
+
+
 def test_kernel_directory_variants(kernel_builder, corpus, tmp_path):
     kernel = tmp_path / "kernel"
     for variant, library in [("torch-cpu", "libclean.so"), ("torch-cuda", "libthreads.so")]:

@@ -32,6 +32,21 @@ def test_unknown_command_fails(program, request):
     assert "no-such-command" in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("program, typo, meant", [("kernel_builder", "buld", "build"),
+                                                  ("kernel_builder", "check-laod", "check-load"),
+                                                  ("kernelhub_bin", "downlaod", "download")])
+def test_a_mistyped_command_gets_did_you_mean(program, typo, meant, request):
+    """issue 13 item 10: as build.toml errors do."""
+    name = "kernel-builder" if program == "kernel_builder" else "kernelhub"
+    result = run([request.getfixturevalue(program), typo, ".", "--json"])
+    assert result.returncode == 2
+    assert result.stderr == f'{name}: error: unknown command "{typo}"; did you mean "{meant}"?\n'
+    unrelated = run([request.getfixturevalue(program), "xyzzy"])
+    assert unrelated.returncode == 2
+    assert unrelated.stderr == (f'{name}: error: unknown command "xyzzy"; `{name} --help` lists '
+                                "the commands\n")
+
+
 def test_unknown_option_fails(kernel_builder):
     result = run([kernel_builder, "--no-such-option"])
     assert result.returncode != 0

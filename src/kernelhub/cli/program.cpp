@@ -2,10 +2,15 @@
 #include <kernelhub/cli/program.hpp>
 
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <kernelhub/util/did_you_mean.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
 #ifndef KERNELHUB_VERSION
@@ -44,9 +49,43 @@ std::unique_ptr<CLI::App> make_app(const Program& program, RunState& state) {
   return app;
 }
 
+namespace {
+
+// The error for a first argument that names no command, or nullopt when it is not one.
+std::optional<std::string> unknown_command_error(const Program& program, int argc,
+                                                 char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || argv[1][0] == '\0') {
+    return std::nullopt;  // options, or no command: CLI11 handles them
+  }
+  const std::string_view word = argv[1];
+  std::vector<std::string_view> visible;
+  for (const auto& command : program.commands) {
+    if (command.name == word) {
+      return std::nullopt;
+    }
+    if (!command.hidden) {
+      visible.push_back(command.name);
+    }
+  }
+  const auto suggestion = util::did_you_mean(word, visible);
+  return suggestion.empty()
+             ? fmt::format("unknown command \"{}\"; `{} --help` lists the commands", word,
+                           program.name)
+             : fmt::format("unknown command \"{}\"; {}", word, suggestion);
+}
+
+}  // namespace
+
 int run_program(const Program& program, int argc, char** argv) {
   RunState state;
   auto app = make_app(program, state);
+  // CLI11 would say "The following argument was not expected: buld"; a mistyped command gets
+  // the did-you-mean build.toml errors get.
+  if (const auto error = unknown_command_error(program, argc, argv)) {
+    std::fprintf(stderr, "%.*s: error: %s\n", static_cast<int>(program.name.size()),
+                 program.name.data(), error->c_str());
+    return 2;
+  }
   try {
     app->parse(argc, argv);
     if (app->get_subcommands().empty()) {

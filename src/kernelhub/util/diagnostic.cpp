@@ -2,6 +2,7 @@
 #include <kernelhub/util/diagnostic.hpp>
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -97,6 +98,18 @@ std::string render(const Diagnostic& d) {
   }
   if (!d.hint.empty()) {
     out += fmt::format("  hint: {}\n", d.hint);
+  }
+  return out;
+}
+
+std::string render_hints_once(const std::vector<Diagnostic>& diagnostics) {
+  std::string out;
+  std::set<std::string> shown;
+  for (auto diagnostic : diagnostics) {
+    if (!diagnostic.hint.empty() && !shown.insert(diagnostic.hint).second) {
+      diagnostic.hint.clear();
+    }
+    out += render(diagnostic);
   }
   return out;
 }

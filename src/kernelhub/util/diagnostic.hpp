@@ -62,6 +62,10 @@ std::string_view to_string(Severity severity);
 //   hint: did you mean "cuda"?
 std::string render(const Diagnostic& diagnostic);
 
+// Renders each diagnostic in order, a hint only the first time its text appears: a rule that
+// fires on 78 symbols explains its fix once (check-abi's torch stable-ABI hint).
+std::string render_hints_once(const std::vector<Diagnostic>& diagnostics);
+
 // Returns line `line` (1-based) of `text` without its newline, or "" if out of range.
 std::string_view line_of(std::string_view text, std::uint32_t line);
 

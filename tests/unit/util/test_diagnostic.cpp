@@ -15,6 +15,17 @@ TEST(Diagnostic, RendersLocationSourceLineCaretAndHint) {
             "  hint: did you mean \"cuda\"?\n");
 }
 
+TEST(Diagnostic, RenderHintsOnceShowsEachHintTheFirstTime) {
+  const std::vector<Diagnostic> found = {
+      {Severity::error, {}, "symbol a", "use the stable ABI", {}},
+      {Severity::error, {}, "symbol b", "use the stable ABI", {}},
+      {Severity::error, {}, "symbol c", "another fix", {}}};
+  EXPECT_EQ(render_hints_once(found),
+            "error: symbol a\n  hint: use the stable ABI\n"
+            "error: symbol b\n"
+            "error: symbol c\n  hint: another fix\n");
+}
+
 TEST(Diagnostic, RendersWithoutLocation) {
   Diagnostic d{Severity::warning, {}, "something odd", {}, {}};
   EXPECT_EQ(render(d), "warning: something odd\n");

@@ -63,11 +63,12 @@ std::size_t check_variants_abi(const builder::BuildResult& result, util::Severit
     if (!report) {
       throw util::FatalError(report.error().message);
     }
+    std::vector<util::Diagnostic> diagnostics;
     for (const auto& violation : report->violations) {
-      auto diagnostic = abi::to_diagnostic(violation);
-      diagnostic.severity = severity;
-      std::fputs(util::render(diagnostic).c_str(), stderr);
+      diagnostics.push_back(abi::to_diagnostic(violation));
+      diagnostics.back().severity = severity;
     }
+    std::fputs(util::render_hints_once(diagnostics).c_str(), stderr);
     count += report->violations.size();
   }
   return count;

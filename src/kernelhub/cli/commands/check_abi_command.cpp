@@ -69,9 +69,11 @@ void run_check_abi(CheckAbiOptions options, RunState& state) {
     }
     text = abi::violations_to_json(names, report.violations);
   } else {
+    std::vector<util::Diagnostic> diagnostics;
     for (const auto& violation : report.violations) {
-      text += util::render(abi::to_diagnostic(violation));
+      diagnostics.push_back(abi::to_diagnostic(violation));
     }
+    text += util::render_hints_once(diagnostics);
     text += summary(options.check, report);
   }
   std::fwrite(text.data(), 1, text.size(), stdout);
