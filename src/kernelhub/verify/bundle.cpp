@@ -33,7 +33,9 @@ class Message {
     if (!m_value.is_object()) {
       return util::fail(fmt::format("\"{}\" must be an object", m_where));
     }
-    for (const auto& [key, _] : m_value.items()) {
+    for (const auto& item : m_value.items()) {
+      // A named copy: clang before 16 cannot capture a structured binding in the lambda.
+      const std::string& key = item.key();
       const bool known = std::any_of(fields.begin(), fields.end(), [&](std::string_view field) {
         return key == field || key == snake_case(field);
       });
