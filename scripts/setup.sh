@@ -60,6 +60,10 @@ if [ ! -f "$build_dir/build.ninja" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
 fi
+# KERNELHUB_WERROR=ON|OFF (CI sets ON): warnings in our code fail the build.
+if [ -n "${KERNELHUB_WERROR:-}" ]; then
+  cmake -S . -B "$build_dir" -DKERNELHUB_WERROR="$KERNELHUB_WERROR" >/dev/null
+fi
 echo "setup: building"
 cmake --build "$build_dir"
 cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null

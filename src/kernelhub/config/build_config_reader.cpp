@@ -27,8 +27,9 @@ using detail::TableReader;
 
 // Editions 3-5 share one shape (edition_schema.hpp).
 BuildConfig read_modern(TableReader& root, const detail::EditionSchema& schema) {
-  BuildConfig config{.general = detail::read_general(root, schema),
-                     .framework = detail::read_framework(root, schema)};
+  BuildConfig config;
+  config.general = detail::read_general(root, schema);
+  config.framework = detail::read_framework(root, schema);
   config.kernels = detail::read_kernels(root);
   root.finish();
   return config;
@@ -118,10 +119,11 @@ std::optional<int> probe_edition(const toml::table& root, ReadContext& ctx) {
 BuildConfigInspection inspect_build_config(std::string_view text, std::string file_name,
                                            util::DiagnosticSink& sink) {
   BuildConfigInspection result;
-  LoadedBuildConfig loaded{.config = {.general = {.name = detail::placeholder_name()},
-                                      .framework = TorchNoarch{}},
-                           .file_name = file_name,
-                           .text = std::string(text)};
+  LoadedBuildConfig loaded;
+  loaded.config.general.name = detail::placeholder_name();
+  loaded.config.framework = TorchNoarch{};
+  loaded.file_name = file_name;
+  loaded.text = std::string(text);
   // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
   if (const auto deep = util::find_over_deep_toml(text)) {
     // The offending line may be 100 KB of `k.k.k`: quote its start only.

@@ -26,23 +26,24 @@ std::string corrected_name(std::string_view text) {
   return result;
 }
 
-// Where a python-depends name is allowed, if anywhere, other than `scope`.
-std::optional<PythonDependencyScope> other_scope(std::string_view name,
-                                                 PythonDependencyScope scope) {
+std::string scope_table(PythonDependencyScope scope) {
+  return scope ? fmt::format("[general.{}]", types::to_string(*scope)) : "[general]";
+}
+
+// Where a python-depends name is allowed, if anywhere, other than `scope`: the table's
+// name ("[general]", "[general.cuda]"), or "" when nowhere. (A string, not an optional of the
+// optional scope: GCC 12 reports that nesting as maybe-uninitialized at -O2.)
+std::string other_scope(std::string_view name, PythonDependencyScope scope) {
   const auto& deps = PythonDependencies::builtin();
   if (scope && deps.find(std::nullopt, name) != nullptr) {
-    return PythonDependencyScope{};
+    return scope_table(std::nullopt);
   }
   for (const auto backend : types::k_all_backends) {
     if (backend != scope && deps.find(backend, name) != nullptr) {
-      return PythonDependencyScope{backend};
+      return scope_table(backend);
     }
   }
-  return std::nullopt;
-}
-
-std::string scope_table(PythonDependencyScope scope) {
-  return scope ? fmt::format("[general.{}]", types::to_string(*scope)) : "[general]";
+  return {};
 }
 
 void check_python_dependency(ReadContext& ctx, const toml::node& node, const std::string& name,
@@ -61,9 +62,9 @@ void check_python_dependency(ReadContext& ctx, const toml::node& node, const std
   const auto message = scope ? fmt::format("unknown python dependency \"{}\" for backend \"{}\"",
                                            name, types::to_string(*scope))
                              : fmt::format("unknown python dependency \"{}\"", name);
-  if (const auto elsewhere = other_scope(name, scope)) {
+  if (const auto elsewhere = other_scope(name, scope); !elsewhere.empty()) {
     ctx.error(node.source(), message,
-              fmt::format("\"{}\" is allowed in {}: list it there", name, scope_table(*elsewhere)));
+              fmt::format("\"{}\" is allowed in {}: list it there", name, elsewhere));
     return;
   }
   const auto names = deps.names(scope);
@@ -267,7 +268,8 @@ std::optional<std::vector<KernelDependency>> read_kernel_depends(TableReader& ta
 }
 
 General read_general(TableReader& root, const EditionSchema& schema) {
-  General general{.name = placeholder_name()};
+  General general;
+  general.name = placeholder_name();
   const auto* table = root.subtable("general", Need::required);
   if (table == nullptr) {
     return general;

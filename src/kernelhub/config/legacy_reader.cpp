@@ -48,7 +48,9 @@ Framework legacy_framework(TableReader& root, bool versions, bool* universal_in_
   }
   torch.finish();
   if (universal_in_torch != nullptr && *universal_in_torch) {
-    return TorchNoarch{.pyext = result.pyext};
+    TorchNoarch noarch;
+    noarch.pyext = result.pyext;
+    return noarch;
   }
   return result;
 }
@@ -133,7 +135,9 @@ void check_unique_names(ReadContext& ctx, const std::vector<Kernel>& kernels) {
 }  // namespace
 
 BuildConfig read_edition1(TableReader& root) {
-  BuildConfig config{.general = {.name = placeholder_name()}, .framework = TorchNoarch{}};
+  BuildConfig config;
+  config.general.name = placeholder_name();
+  config.framework = TorchNoarch{};
   if (const auto* table = root.subtable("general", Need::required)) {
     TableReader general(root.context(), *table, "general");
     if (auto name = read_kernel_name(general, "name")) {
@@ -153,7 +157,9 @@ BuildConfig read_edition1(TableReader& root) {
 }
 
 BuildConfig read_edition2(TableReader& root) {
-  BuildConfig config{.general = {.name = placeholder_name()}, .framework = TorchNoarch{}};
+  BuildConfig config;
+  config.general.name = placeholder_name();
+  config.framework = TorchNoarch{};
   bool universal = false;
   if (const auto* table = root.subtable("general", Need::required)) {
     TableReader general(root.context(), *table, "general");
@@ -164,7 +170,9 @@ BuildConfig read_edition2(TableReader& root) {
     const auto minver = general.version("cuda-minver");
     const auto maxver = general.version("cuda-maxver");
     if (minver || maxver) {
-      config.general.cuda = BackendGeneral{.minver = minver, .maxver = maxver};
+      config.general.cuda = BackendGeneral{};
+      config.general.cuda->minver = minver;
+      config.general.cuda->maxver = maxver;
     }
     if (const auto* hub_table = general.subtable("hub")) {
       TableReader hub(root.context(), *hub_table, "general.hub");
@@ -177,7 +185,9 @@ BuildConfig read_edition2(TableReader& root) {
   config.framework = legacy_framework(root, /*versions=*/true, nullptr);
   if (universal) {
     const auto* torch = std::get_if<Torch>(&config.framework);
-    config.framework = TorchNoarch{.pyext = torch != nullptr ? torch->pyext : std::nullopt};
+    TorchNoarch noarch;
+    noarch.pyext = torch != nullptr ? torch->pyext : std::nullopt;
+    config.framework = std::move(noarch);
   }
   config.kernels = read_kernels(root);
   root.finish();
