@@ -17,13 +17,14 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from conftest import REPO_ROOT, run
+from conftest import REPO_ROOT, VENV_BIN, run
 
 INIT_BACKENDS = ["cpu", "cuda", "metal", "rocm", "xpu"]
 SUBSETS = [
     list(combo) for size in range(1, 6) for combo in itertools.combinations(INIT_BACKENDS, size)
 ]
 TEMPLATES = REPO_ROOT / "templates" / "init"
+VENV_PYTHON = VENV_BIN / "python"
 
 
 def reference_build_open(directory: Path):
@@ -282,3 +283,31 @@ def test_cuda_kernel_compiles(kernel_builder, tmp_path):
                              "-c", str(source), "-o", str(tmp_path / "kernel.o")],
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
+
+
+def test_example_loads_the_variant_of_the_device_it_computes_on(kernel_builder, tmp_path):
+    """issue 13 item 9: example.py computed on CPU tensors but let the loader choose, which on
+    a CUDA torch picks the cuda variant even without a GPU. Here the generated example.py runs
+    next to a noarch build of the same kernel whose cuda copy refuses to load without a CUDA
+    device, so only a load of the variant for the device in use passes."""
+    init(kernel_builder, tmp_path, "--name", "me/my-kernel", "--backends", "cpu", "cuda")
+    kernel = tmp_path / "noarch" / "my-kernel"
+    package = kernel / "torch-ext" / "my_kernel"
+    package.mkdir(parents=True)
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "my-kernel"\nversion = 1\nedition = 5\nlicense = "Apache-2.0"\n'
+        'backends = ["cpu", "cuda"]\n\n[torch-noarch]\n')
+    (package / "__init__.py").write_text(
+        "import torch\nimport torch.nn.functional as F\n\n"
+        'if "torch-cuda" in __file__ and not torch.cuda.is_available():\n'
+        '    raise RuntimeError("the cuda variant was loaded where no CUDA device is present")\n\n'
+        "\ndef my_kernel(x):\n    return F.silu(x)\n")
+    # Without the checks: the load check would rightly set the cuda copy aside here.
+    run([kernel_builder, "build", kernel, "--python", VENV_PYTHON, "--skip-checks"], check=True)
+    shutil.copy(tmp_path / "my-kernel" / "example.py", kernel / "example.py")
+    result = run([VENV_PYTHON, kernel / "example.py"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    import torch  # the venv's, as example.py's
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    assert f"my_kernel matches torch.nn.functional.silu on {device} (the {device} variant)" \
+        in result.stdout

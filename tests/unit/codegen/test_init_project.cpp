@@ -138,6 +138,11 @@ TEST(InitProject, PythonFilesNameThePackage) {
   EXPECT_TRUE(contains(content(files, "benchmarks/benchmark.py"),
                        "class MyKernelBenchmark(Benchmark):\n"));
   EXPECT_TRUE(contains(content(files, "example.py"), "    y = kernel.my_kernel(x)\n"));
+  // The variant of the device it computes on, not the one torch's build suggests (issue 13
+  // item 9: a CUDA torch without a GPU got the cuda variant for CPU tensors).
+  EXPECT_TRUE(contains(content(files, "example.py"),
+                       "    kernel = get_local_kernel(Path(__file__).resolve().parent, "
+                       "backend=backend)\n"));
   EXPECT_EQ(content(files, "tests/__init__.py"), "");
   EXPECT_TRUE(contains(content(files, ".gitignore"), "/build/\n"));
 }
