@@ -173,7 +173,8 @@ def _find_local(path: Path, backend: str | None) -> Path:
     return Path(variant_path)
 
 
-def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch) -> Locator:
+def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch,
+                 require_signature=False) -> Locator:
     """LOCAL_KERNELS first (by repo id, the version ignored), else the Hub."""
 
     def locate(spec: Spec):
@@ -184,6 +185,9 @@ def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch) -> Locat
         result = _install(repo_id, version=version, revision=revision, backend=backend,
                           check_trust=_check_trust(repo_id, trust_remote_code),
                           check_arch=check_arch, user_agent=user_agent)
+        if require_signature:
+            # Before _load_tree imports anything of this node or its dependencies.
+            _kernelhub.require_signed_variant(result["variant_path"])
         return Path(result["variant_path"]), RepoInfo(result["repo_id"], result["revision"])
 
     return locate
@@ -237,9 +241,12 @@ def install_kernel(repo_id: str, *, revision: str | None = None, version: int | 
 def get_kernel(repo_id: str, *, revision: str | None = None, version: int | None = None,
                backend: str | None = None, user_agent: str | dict | None = None,
                trust_remote_code: bool | list[str] = False,
-               check_arch: bool = True) -> ModuleType:
+               check_arch: bool = True, require_signature: bool | None = None) -> ModuleType:
     """Loads `repo_id` at `version` (a v<N> branch) or `revision` from the Hub, or from the
-    path LOCAL_KERNELS maps it to, with its kernel-depends loaded first."""
+    path LOCAL_KERNELS maps it to, with its kernel-depends loaded first. `require_signature`
+    (default: KERNELHUB_REQUIRE_SIGNATURE) refuses, before anything is imported, a variant
+    whose metadata.json has no valid Sigstore signature of a trusted workflow or whose files
+    differ from its digest."""
     local = _local_override(repo_id)
     if local is not None:
         # As kernels, the trust and version checks do not apply to an override; backend= does
@@ -247,7 +254,8 @@ def get_kernel(repo_id: str, *, revision: str | None = None, version: int | None
         return get_local_kernel(local, backend=backend, trust_remote_code=trust_remote_code,
                                 user_agent=user_agent)
     locate = _hub_locator(backend=backend, trust_remote_code=trust_remote_code,
-                          user_agent=user_agent, check_arch=check_arch)
+                          user_agent=user_agent, check_arch=check_arch,
+                          require_signature=_kernelhub.signature_required(require_signature))
     return _load_tree((repo_id, version, revision), locate, locate)
 
 
