@@ -223,3 +223,35 @@ def test_example_builds_and_its_tests_pass(kernel_builder, tmp_path, example):
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["pytest_status"] == 0, "the example's tests must collect and pass"
+
+
+def test_it_says_which_variant_it_tests_and_why(kernel_builder, tmp_path):
+    """issue 13 item 9: a noarch kernel for cpu and cuda; where torch is a CUDA build without
+    a GPU the loader would pick the cuda variant, whose tests cannot run, and the command says
+    so."""
+    kernel = tmp_path / "probe"
+    (kernel / "torch-ext" / "probe").mkdir(parents=True)
+    (kernel / "tests").mkdir()
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "probe"\nversion = 1\nedition = 5\nlicense = "Apache-2.0"\n'
+        'backends = ["cpu", "cuda"]\n\n[torch-noarch]\n')
+    (kernel / "torch-ext" / "probe" / "__init__.py").write_text("VALUE = 1\n")
+    (kernel / "tests" / "test_probe.py").write_text(
+        "import pytest\nimport probe\n\n\n@pytest.mark.kernels_ci\ndef test_value():\n"
+        "    assert probe.VALUE == 1\n")
+    build(kernel_builder, kernel)
+    result = kernel_test(kernel_builder, kernel)
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    import torch  # the venv's, as the command's
+    if torch.version.cuda and not torch.cuda.is_available():
+        assert summary["variant"] == "torch-cpu"
+        assert summary["reason"] == ("torch here is a cuda build, but no cuda device is present, "
+                                     "so the cuda variants' tests cannot run")
+    else:
+        expected = "torch-cuda" if torch.cuda.is_available() else "torch-cpu"
+        assert summary["variant"] == expected
+        assert summary["reason"].startswith("the variant the kernels loader picks on this machine")
+    assert f"Testing {summary['variant']} ({summary['reason']})" in result.stderr
+    chosen = kernel_test(kernel_builder, kernel, "--variant", "torch-cpu")
+    assert json.loads(chosen.stdout)["reason"] == "as --variant asked"

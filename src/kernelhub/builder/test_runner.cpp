@@ -238,6 +238,21 @@ util::Expected<TestRun> run_kernel_tests(const fs::path& dir, const TestOptions&
     runnable = runnable_backends(system.backend, device);
   }
   const auto variant = KH_TRY(choose_test_variant(built, system, runnable, options.variant));
+  // Why this variant, in words: a cuda variant's tests need its device, which the loader's
+  // own choice (by how torch was built) does not ask for.
+  std::string why = "as --variant asked";
+  if (!options.variant) {
+    const auto detected = system.backend.kind;
+    const bool device_missing = detected != types::Backend::cpu &&
+                                (runnable.empty() || runnable.front().kind != detected);
+    why = device_missing
+              ? fmt::format("torch here is a {} build, but no {} device is present, so the {} "
+                            "variants' tests cannot run",
+                            types::to_string(detected), types::to_string(detected),
+                            types::to_string(detected))
+              : fmt::format("the variant the kernels loader picks on this machine (backend {})",
+                            system.backend.name());
+  }
 
   const auto shim = KH_TRY(TemporaryFolder::create());
   const auto variant_dir = kernel_dir / "build" / variant;
@@ -256,10 +271,10 @@ util::Expected<TestRun> run_kernel_tests(const fs::path& dir, const TestOptions&
   if (invocation.pytest_ini) {
     KH_STEP(util::write_file_atomic(shim.path() / "pytest.ini", *invocation.pytest_ini));
   }
-  std::fprintf(stderr, "Testing %s with the kernels_ci tests in %s\n", variant.c_str(),
-               (kernel_dir / "tests").c_str());
+  std::fprintf(stderr, "Testing %s (%s) with the kernels_ci tests in %s\n", variant.c_str(),
+               why.c_str(), (kernel_dir / "tests").c_str());
   const int status = KH_TRY(runner.run(invocation.command));
-  return TestRun{variant, test_exit_status(status), status};
+  return TestRun{variant, test_exit_status(status), status, why};
 }
 
 }  // namespace kernelhub::builder

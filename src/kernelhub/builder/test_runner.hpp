@@ -74,6 +74,9 @@ struct TestRun {
   std::string variant;
   int exit_status = 0;  // after test_exit_status
   int pytest_status = 0;
+  // Why this variant: --variant, the loader's pick, or that the loader's backend has no
+  // device here ("... no cuda device is present ...").
+  std::string reason;
 };
 
 // Reads build.toml, chooses the variant (detecting this machine through `probe` only when

@@ -47,6 +47,7 @@ void run_test(const TestCommandOptions& options, RunState& state) {
   if (options.json) {
     nlohmann::ordered_json out;
     out["variant"] = run.variant;
+    out["reason"] = run.reason;
     out["pytest_status"] = run.pytest_status;
     out["passed"] = run.exit_status == 0;
     std::puts(out.dump(2).c_str());
@@ -69,7 +70,8 @@ void declare_test(CLI::App& app, RunState& state) {
   sub->add_option("--python", options->python, "the Python with torch and pytest")
       ->capture_default_str();
   sub->add_option("PYTEST_ARGS", options->pytest_args, "more pytest arguments, after DIR and --");
-  sub->add_flag("--json", options->json, "print the tested variant and pytest's status as JSON");
+  sub->add_flag("--json", options->json,
+                "print the tested variant, why it was chosen and pytest's status as JSON");
   sub->callback([options, &state] { run_test(*options, state); });
 }
 
