@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/variants/system_detect.hpp>
 
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -156,10 +160,30 @@ SystemBackend torch_backend(const json& t, const TorchBuild& torch) {
 
 }  // namespace
 
+std::optional<std::string> own_environment_python() {
+  std::error_code error;
+  // Linux names the running executable here; elsewhere there is no sibling to prefer.
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error || exe.empty()) {
+    return std::nullopt;
+  }
+  for (const char* name : {"python3", "python"}) {
+    const auto python = exe.parent_path() / name;
+    if (::access(python.c_str(), X_OK) == 0) {
+      return python.string();
+    }
+  }
+  return std::nullopt;
+}
+
 DetectOptions DetectOptions::from_environment() {
   DetectOptions options;
   if (const char* python = std::getenv("KERNELHUB_PYTHON"); python != nullptr && *python != '\0') {
     options.pythons = {python};
+  } else if (auto own = own_environment_python()) {
+    // `.venv/bin/kernelhub` run by its full path asks `.venv/bin/python3` first, not whatever
+    // python3 PATH finds (issue 13 item 7).
+    options.pythons.insert(options.pythons.begin(), std::move(*own));
   }
   for (const char* name : {"CUDA_HOME", "CUDA_PATH"}) {
     if (const char* home = std::getenv(name); home != nullptr && *home != '\0') {

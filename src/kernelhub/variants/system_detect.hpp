@@ -19,9 +19,14 @@ struct DetectOptions {
   std::vector<std::string> pythons = {"python3", "python"};  // first that answers wins
   std::optional<std::string> cuda_home;                      // nvcc is also looked for in <cuda_home>/bin
 
-  // KERNELHUB_PYTHON (only that interpreter is asked) and CUDA_HOME / CUDA_PATH.
+  // KERNELHUB_PYTHON (only that interpreter is asked), else the python3 beside the running
+  // program first (the environment it is installed in), then PATH's; CUDA_HOME / CUDA_PATH.
   static DetectOptions from_environment();
 };
+
+// The python3 (or python) in the folder of the running executable, when it has one: the
+// interpreter of the virtual environment a program installed into `.venv/bin` belongs to.
+std::optional<std::string> own_environment_python();
 
 BuildHost detect_build_host(const ProgramRunner& runner, const DetectOptions& options);
 

@@ -22,6 +22,7 @@
 #include <kernelhub/cache/kernel_download.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/cli/commands/kernel_trace_json.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/kernel_lock_hub.hpp>
@@ -42,6 +43,7 @@ struct DownloadOptions {
   std::string revision_value;
   bool all_variants = false;
   bool json = false;
+  std::string python;  // --python: the interpreter whose torch decides the variant
 };
 
 void run_download(const DownloadOptions& options) {
@@ -54,9 +56,7 @@ void run_download(const DownloadOptions& options) {
   request.revision = options.revision;
   request.all_variants = options.all_variants;
   if (!options.all_variants) {
-    const variants::SubprocessRunner runner;
-    request.system =
-        variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+    request.system = detect_loader_system(options.python);
   }
 
   const auto result = value_or_fatal(cache::download_kernel(hub_cache, repo, request));
@@ -121,8 +121,7 @@ void run_download_project(const DownloadOptions& options, RunState& state) {
 
   std::optional<variants::SystemInfo> system;
   if (!options.all_variants) {
-    const variants::SubprocessRunner runner;
-    system = variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+    system = detect_loader_system(options.python);
   }
   bool all_ok = true;
   auto kernels = ordered_json::array();
@@ -201,6 +200,9 @@ void declare_download(CLI::App& app, RunState& state) {
   sub->add_flag("--all-variants", options->all_variants,
                 "download every build variant, not just the one for this machine");
   sub->add_flag("--json", options->json, "print the result as JSON on stdout");
+  sub->add_option("--python", options->python,
+                  "the interpreter whose torch decides the variant (default: KERNELHUB_PYTHON, "
+                  "else the python3 beside this program, else PATH's)");
   sub->callback([options, version, revision, &state] {
     std::error_code ec;
     if (std::filesystem::is_directory(options->repo_id, ec)) {

@@ -16,6 +16,7 @@
 #include <kernelhub/cache/kernel_download.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/cli/commands/kernel_trace_json.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/variants/system_detect.hpp>
@@ -29,6 +30,7 @@ using nlohmann::ordered_json;
 struct VersionsOptions {
   std::string repo_id;
   bool json = false;
+  std::string python;  // --python: the interpreter whose torch decides the traces
 };
 
 // The variant names of `commit`. Offline, the cached trees/<sha>.json lists every variant of
@@ -49,9 +51,7 @@ void run_versions(const VersionsOptions& options) {
   const auto repo = value_or_fatal(hub::RepoId::parse(options.repo_id));
   const hub::HubClient client(hub::Endpoint::from_environment());
   const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
-  const variants::SubprocessRunner runner;
-  const auto system =
-      variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+  const auto system = detect_loader_system(options.python);
 
   const auto versions = value_or_fatal(cache::kernel_versions(hub_cache, repo));
   ordered_json out = {{"repo_id", repo.str()}, {"versions", ordered_json::array()}};
@@ -108,6 +108,9 @@ void declare_versions(CLI::App& app, RunState& state) {
   sub->add_option("REPO_ID", options->repo_id, "kernel repository, e.g. kernels-community/relu")
       ->required();
   sub->add_flag("--json", options->json, "print the versions and traces as JSON on stdout");
+  sub->add_option("--python", options->python,
+                  "the interpreter whose torch decides the traces (default: KERNELHUB_PYTHON, "
+                  "else the python3 beside this program, else PATH's)");
   sub->callback([options] { run_versions(*options); });
 }
 

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+#include <kernelhub/variants/system.hpp>
+
+// The interpreter whose torch decides which variant `kernelhub download` and `versions` pick.
+namespace kernelhub::cli::commands {
+
+// This machine as the loader sees it: asks `python` (--python) when given, else the ones
+// variants::DetectOptions::from_environment names (KERNELHUB_PYTHON, the python3 beside this
+// program, PATH's). Says on stderr which interpreter answered without torch, or that none
+// answered, since the choice then assumes no torch.
+variants::SystemInfo detect_loader_system(const std::string& python);
+
+}  // namespace kernelhub::cli::commands
