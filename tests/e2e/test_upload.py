@@ -35,7 +35,8 @@ def make_kernel(folder: Path, variants, version=1, extra=b"") -> Path:
         (root / "relu" / "__init__.py").write_text(f"VARIANT = {variant!r}\n")
         (root / "relu" / "_relu.abi3.so").write_bytes(os.urandom(300_000) + extra)
         (root / "relu" / "a b.txt").write_text("a name with a space\n")
-    (folder / "build" / "CARD.md").write_text("---\nlibrary_name: kernels\n---\n# relu\n")
+    (folder / "build" / "CARD.md").write_text(
+        f"---\nlibrary_name: kernels\n---\n# relu\n\nversion={version}\n")
     (folder / "benchmarks").mkdir(exist_ok=True)
     (folder / "benchmarks" / "benchmark.py").write_text("print('bench')\n")
     (folder / "benchmarks" / "helper.py").write_text("# not uploaded\n")
@@ -94,9 +95,12 @@ def test_upload_then_download_is_byte_identical_and_again_is_no_change(
     assert {c["branch"] for c in report["commits"]} == {"main", "v1"}
     assert all(len(c["commit"]) == 40 for c in report["commits"])
 
-    assert snapshot(hub_server, tmp_path, "v1") == local_files(kernel, variants)
+    card = hashlib.sha256((kernel / "build" / "CARD.md").read_bytes()).hexdigest()
+    # The card on the version branch too (issue 13 item 6).
+    assert snapshot(hub_server, tmp_path, "v1") == dict(local_files(kernel, variants),
+                                                        **{"README.md": card})
     main = snapshot(hub_server, tmp_path, "main")
-    assert "README.md" in main and not any(p.startswith("build/") for p in main)
+    assert main["README.md"] == card and not any(p.startswith("build/") for p in main)
 
     again, report = upload(kernel_builder, hub_server, kernel, tmp_path)
     assert "No changes to upload." in again.stdout
@@ -108,8 +112,8 @@ def test_new_version_branch_drops_stale_variants_existing_branch_keeps_others(
     kernel = make_kernel(tmp_path / "kernel", ["torch-cpu", "torch-universal"])
     upload(kernel_builder, hub_server, kernel, tmp_path)
 
-    # Version 2 with one variant, on a new branch created from main: no stale variant. It
-    # inherits main's README.md, as in the reference (only build/ and benchmarks/ are pruned).
+    # Version 2 with one variant, on a new branch created from main: no stale variant. Its
+    # README.md is version 2's card, not the version 1 card main had (issue 13 item 6).
     kernel2 = make_kernel(tmp_path / "kernel2", ["torch-cpu"], version=2)
     _, report = upload(kernel_builder, hub_server, kernel2, tmp_path)
     assert report["branch"] == "v2" and report["status"] == "uploaded"
@@ -126,7 +130,9 @@ def test_new_version_branch_drops_stale_variants_existing_branch_keeps_others(
     v1 = snapshot(hub_server, tmp_path, "v1")
     expected = {p: h for p, h in local_files(kernel, ["torch-universal"]).items()}
     expected.update(local_files(kernel3, ["torch-cpu"]))
+    expected["README.md"] = hashlib.sha256((kernel3 / "build" / "CARD.md").read_bytes()).hexdigest()
     assert v1 == expected
+    assert "version=1" in (kernel3 / "build" / "CARD.md").read_text()
 
 
 def test_upload_errors_are_clear(kernel_builder, hub_server, tmp_path):

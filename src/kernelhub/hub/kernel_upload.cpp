@@ -310,7 +310,9 @@ HubResult<KernelUploadOutcome> upload_kernel(const HubClient& client,
     return hub_fail(ErrorKind::io, files.error().message);
   }
   std::vector<LocalFile> branch_files = *files;
-  if (request.card && request.branch == "main") {
+  if (request.card) {
+    // The version branch gets this version's card too (issue 13 item 6): created from main,
+    // it would otherwise keep the card of the version main had then, or none.
     branch_files.push_back(LocalFile{"README.md", *request.card});
   }
   const auto remote = KH_HUB_TRY(remote_files(client, request.repo, request.branch));

@@ -9,7 +9,8 @@
 
 #include <kernelhub/hub/hub_client.hpp>
 
-// `kernel-builder upload` (builder.md §8): the card as README.md on `main`, the variants and
+// `kernel-builder upload` (builder.md §8): the card as README.md on `main` and on the version
+// branch (the reference leaves a new branch with main's card of the time), the variants and
 // benchmarks on the version branch, with the reference's stale-file rules. The planning steps
 // are pure functions over file lists so they can be tested without a server.
 namespace kernelhub::hub {
