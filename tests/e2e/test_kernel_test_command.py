@@ -122,7 +122,8 @@ def test_unchanged_rebuild_recompiles_nothing(kernel_builder, init_kernel):
     module = next((work / "cmake").glob("*.abi3.so"))
     before = {p: p.stat().st_mtime_ns for p in
               [module, work / "project" / "CMakeLists.txt", work / "cmake" / "build.ninja"]}
-    result = run([kernel_builder, "build", init_kernel, "--python", PYTHON], check=True)
+    # -v: the tools' own output, which a build shows only when a step fails.
+    result = run([kernel_builder, "build", init_kernel, "--python", PYTHON, "-v"], check=True)
     assert {p: p.stat().st_mtime_ns for p in before} == before
     assert "-- Configuring done" not in result.stderr  # cmake did not run
     assert "no work to do" in result.stderr  # ninja found everything current

@@ -2,6 +2,7 @@
 #include <kernelhub/builder/build_kernel.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <variant>
 
@@ -171,6 +172,8 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
+  // One header per variant: the tools' own output is shown only when they fail (or with -v).
+  std::fprintf(stderr, "kernel-builder: building %s\n", planned.name.c_str());
   for (const auto& command : commands) {
     const auto status = KH_TRY(runner.run(command));
     if (status != 0) {

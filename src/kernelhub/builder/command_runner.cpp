@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include <fcntl.h>
@@ -19,8 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Starts `command` with stdout going to `stdout_fd`; returns the child's pid.
-util::Expected<pid_t> start(const Command& command, int stdout_fd, int close_fd) {
+// Starts `command` with stdout going to `stdout_fd` (and stderr to `stderr_fd`); returns the
+// child's pid.
+util::Expected<pid_t> start(const Command& command, int stdout_fd, int close_fd,
+                            int stderr_fd = STDERR_FILENO) {
   if (command.argv.empty()) {
     return util::fail("cannot run an empty command");
   }
@@ -65,6 +69,9 @@ util::Expected<pid_t> start(const Command& command, int stdout_fd, int close_fd)
     if (stdout_fd != STDOUT_FILENO) {
       dup2(stdout_fd, STDOUT_FILENO);
     }
+    if (stderr_fd != STDERR_FILENO) {
+      dup2(stderr_fd, STDERR_FILENO);
+    }
     if (!command.cwd.empty() && chdir(command.cwd.c_str()) != 0) {
       const int error = errno;
       (void)!write(status_pipe[1], &error, sizeof error);
@@ -97,11 +104,84 @@ int wait_for(pid_t pid) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+
+std::string progress_line(std::string_view line) {
+  // ninja's "[37/90] Building CXX object CMakeFiles/x.dir/csrc/gelu.cu.o": the count and the
+  // source, which is what a person follows.
+  if (line.size() < 5 || line[0] != '[') {
+    return {};
+  }
+  const auto close = line.find(']');
+  if (close == std::string_view::npos || line.substr(1, close - 1).find('/') ==
+                                             std::string_view::npos) {
+    return {};
+  }
+  auto what = line.substr(close + 1);
+  if (const auto dir = what.rfind(".dir/"); dir != std::string_view::npos) {
+    what = what.substr(dir + 5);
+  }
+  std::string out(line.substr(0, close + 1));
+  out += " ";
+  out += what.substr(what.find_first_not_of(' ') == std::string_view::npos
+                         ? what.size()
+                         : what.find_first_not_of(' '));
+  return out.size() > 100 ? out.substr(0, 100) : out;
+}
+
 }  // namespace
 
+SubprocessCommandRunner::SubprocessCommandRunner(ToolOutput output) : m_output(output) {}
+
 util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
-  const pid_t pid = KH_TRY(start(command, STDERR_FILENO, -1));
-  return wait_for(pid);
+  if (m_output == ToolOutput::stream) {
+    const pid_t pid = KH_TRY(start(command, STDERR_FILENO, -1));
+    return wait_for(pid);
+  }
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+    return util::fail(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  auto pid = start(command, out_pipe[1], out_pipe[0], out_pipe[1]);
+  close(out_pipe[1]);
+  if (!pid) {
+    close(out_pipe[0]);
+    return tl::unexpected(pid.error());
+  }
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  bool shown = false;
+  std::string output;
+  std::size_t line_start = 0;
+  char buffer[4096];
+  for (;;) {
+    const auto n = read(out_pipe[0], buffer, sizeof buffer);
+    if (n > 0) {
+      output.append(buffer, static_cast<std::size_t>(n));
+      for (auto end = output.find('\n', line_start); end != std::string::npos;
+           end = output.find('\n', line_start)) {
+        if (tty) {
+          const auto progress =
+              progress_line(std::string_view(output).substr(line_start, end - line_start));
+          if (!progress.empty()) {
+            std::fprintf(stderr, "\r\033[K%s", progress.c_str());
+            shown = true;
+          }
+        }
+        line_start = end + 1;
+      }
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(out_pipe[0]);
+  const int status = wait_for(*pid);
+  if (shown) {
+    std::fputs("\r\033[K", stderr);
+  }
+  if (status != 0) {
+    // The tool's whole output, only now that it matters.
+    std::fwrite(output.data(), 1, output.size(), stderr);
+  }
+  return status;
 }
 
 std::optional<std::string> SubprocessCommandRunner::capture(const Command& command) {

@@ -33,12 +33,21 @@ class CommandRunner {
   virtual std::optional<std::filesystem::path> find_program(const std::string& program) = 0;
 };
 
+// What run() does with a tool's output: pass it through as it comes (-v), or keep it and show
+// it only when the tool fails, with ninja's "[37/90] ..." lines as one progress line on a
+// terminal (issue 13 item 11: raw CMake and ninja output buried what a person needs).
+enum class ToolOutput { stream, on_failure };
+
 // The real thing: fork/exec with pipes.
 class SubprocessCommandRunner final : public CommandRunner {
  public:
+  explicit SubprocessCommandRunner(ToolOutput output = ToolOutput::stream);
   util::Expected<int> run(const Command& command) override;
   std::optional<std::string> capture(const Command& command) override;
   std::optional<std::filesystem::path> find_program(const std::string& program) override;
+
+ private:
+  ToolOutput m_output;
 };
 
 }  // namespace kernelhub::builder

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/builder/tvm_ffi_build.hpp>
 
+#include <cstdio>
 #include <variant>
 
 #include <fmt/format.h>
@@ -37,6 +38,7 @@ void add_cuda_arguments(const CudaBuild& cuda, bool use_ccache, Command& configu
 
 util::Expected<void> run_all(const std::vector<Command>& commands, const std::string& variant,
                              CommandRunner& runner) {
+  std::fprintf(stderr, "kernel-builder: building %s\n", variant.c_str());
   for (const auto& command : commands) {
     const auto status = KH_TRY(runner.run(command));
     if (status != 0) {

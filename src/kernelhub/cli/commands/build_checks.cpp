@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/cli/commands/build_checks.hpp>
 
+#include <chrono>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -144,7 +145,9 @@ LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
       kept.push_back(std::move(variant));
       continue;
     }
+    const auto started = std::chrono::steady_clock::now();
     auto checked = checks::check_variant_import(variant.path, options, runner);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     if (!checked) {
       std::fprintf(stderr, "kernel-builder: error: %s: cannot run the load check: %s\n",
                    name.c_str(), checked.error().message.c_str());
@@ -195,6 +198,9 @@ LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
       continue;
     } else {
       record.outcome = LoadCheckOutcome::passed;
+      // The check as a named step with its time (issue 13 item 11).
+      std::fprintf(stderr, "kernel-builder: %s: load check passed (%.1f s)\n", name.c_str(),
+                   took.count());
     }
     write_load_check_record(variant.path, record);
     kept.push_back(std::move(variant));

@@ -125,7 +125,9 @@ void run_build(const BuildCommandOptions& options, RunState& state) {
   if (!options.skip_checks) {
     run_source_checks_before_build(options.dir, options.verbose ? Verbose::yes : Verbose::no);
   }
-  builder::SubprocessCommandRunner runner;
+  // CMake's and ninja's output only when a step fails, or with -v.
+  builder::SubprocessCommandRunner runner(options.verbose ? builder::ToolOutput::stream
+                                                          : builder::ToolOutput::on_failure);
   util::DiagnosticCollector diagnostics;
   auto result = builder::build_kernel(options.dir, build_options, runner, diagnostics);
   for (const auto& diagnostic : diagnostics.sorted()) {
@@ -181,8 +183,9 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
                "print the built, failed (set aside by the load check) and skipped variants as "
                "JSON");
   sub.add_flag("-v,--verbose", options.verbose,
-               "show the optional imports check-imports allowed, and the loader's whole output "
-               "(the C++ or Python trace) when a load check fails");
+               "show CMake's and ninja's output as they run (by default only when a step "
+               "fails), the optional imports check-imports allowed, and the loader's whole "
+               "output when a load check fails");
 }
 
 namespace {
