@@ -67,3 +67,16 @@ def test_kernelhub_names_the_interpreter_without_torch(installed, tmp_path):
                                    capture_output=True).returncode == 0
         if not has_torch:
             assert f"note: torch is not installed for {system_python}" in other.stderr
+
+
+def test_kernel_builder_builds_and_checks_with_the_environments_python(installed, tmp_path):
+    """--python's default, python3, is the one beside kernel-builder when it has one."""
+    kernel = tmp_path / "probe"
+    (kernel / "torch-ext" / "probe").mkdir(parents=True)
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "probe"\nversion = 1\nedition = 5\nlicense = "Apache-2.0"\n'
+        'backends = ["cpu"]\n\n[torch-noarch]\n')
+    (kernel / "torch-ext" / "probe" / "__init__.py").write_text("import torch\n")
+    result = run([installed / "kernel-builder", "build", kernel], env=outside_path())
+    assert result.returncode == 0, result.stderr
+    assert "torch-cpu: load check passed (" in result.stderr

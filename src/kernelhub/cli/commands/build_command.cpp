@@ -24,6 +24,7 @@
 #include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 #include <kernelhub/variants/variant_name.hpp>
@@ -111,7 +112,9 @@ void print_result(const builder::BuildResult& result, const LoadCheckSummary& ch
 
 }  // namespace
 
-void run_build(const BuildCommandOptions& options, RunState& state) {
+void run_build(const BuildCommandOptions& given, RunState& state) {
+  auto options = given;
+  options.python = builder_python(given.python);
   builder::BuildOptions build_options;
   build_options.python = options.python;
   if (!options.unique_id.empty()) {
@@ -167,7 +170,8 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
                  "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
                  "--python (default: the torch of --python)");
   sub.add_option("--python", options.python,
-                 "the Python interpreter whose torch the kernel is built against")
+                 "the Python interpreter whose torch the kernel is built against (python3: the "
+                 "one beside kernel-builder when it has one, else PATH's)")
       ->capture_default_str();
   sub.add_option("--unique-id", options.unique_id,
                  "the unique part of the kernel id (default: from git, else random)");

@@ -16,6 +16,7 @@
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 
 namespace kernelhub::cli::commands {
 
@@ -32,7 +33,8 @@ struct CheckLoadOptions {
 void run_check_load(const CheckLoadOptions& options, RunState& state) {
   require_directory(options.dir);
   const auto variants = value_or_fatal(abi::discover_variants(options.dir));
-  auto check_options = load_check_options(options.python);
+  const auto python = builder_python(options.python);
+  auto check_options = load_check_options(python);
   if (!options.backend.empty()) {
     check_options.backend = options.backend;
   }
@@ -44,7 +46,7 @@ void run_check_load(const CheckLoadOptions& options, RunState& state) {
       throw util::FatalError(fmt::format(
           "the reference loader is not installed in \"{}\"; install it with `{} -m pip install "
           "kernels`",
-          options.python, options.python));
+          python, python));
     }
     const auto name = variant.lexically_normal().generic_string();
     if (options.json) {

@@ -34,4 +34,11 @@ variants::SystemInfo detect_loader_system(const std::string& python) {
   return host.system;
 }
 
+std::string builder_python(const std::string& python) {
+  if (python != "python3") {
+    return python;
+  }
+  return variants::own_environment_python().value_or(python);
+}
+
 }  // namespace kernelhub::cli::commands

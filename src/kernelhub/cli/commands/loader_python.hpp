@@ -14,4 +14,9 @@ namespace kernelhub::cli::commands {
 // answered, since the choice then assumes no torch.
 variants::SystemInfo detect_loader_system(const std::string& python);
 
+// kernel-builder's `--python`, whose default is "python3": left at it, the python3 beside the
+// program when it has one (the environment it is installed in), as PATH's python3 may be
+// another interpreter without torch (issue 13 item 7); anything given is kept.
+std::string builder_python(const std::string& python);
+
 }  // namespace kernelhub::cli::commands

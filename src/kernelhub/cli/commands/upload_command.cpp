@@ -21,6 +21,7 @@
 #include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/codegen/card.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/hub/kernel_upload.hpp>
@@ -197,7 +198,7 @@ void run_upload(const UploadOptions& options) {
 
   // After the arguments are known good, before anything is sent: nothing that fails to load
   // reaches users.
-  check_variants_before_upload(variant_dirs, variants_root, options.python,
+  check_variants_before_upload(variant_dirs, variants_root, builder_python(options.python),
                                options.no_check ? NoCheck::yes : NoCheck::no);
 
   auto endpoint = hub::Endpoint::from_environment();
