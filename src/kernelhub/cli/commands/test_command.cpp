@@ -15,6 +15,7 @@
 #include <kernelhub/builder/test_runner.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 
 namespace kernelhub::cli::commands {
 
@@ -33,9 +34,10 @@ void run_test(const TestCommandOptions& options, RunState& state) {
   builder::TestOptions test;
   // A path with a folder in it is made absolute: pytest runs in the tests' folder, where a
   // relative `.venv/bin/python` would name nothing. A bare name is looked up on PATH.
-  test.python = options.python.find('/') == std::string::npos
-                    ? options.python
-                    : std::filesystem::absolute(options.python).string();
+  const auto python = builder_python(options.python);
+  test.python = python.find('/') == std::string::npos
+                    ? python
+                    : std::filesystem::absolute(python).string();
   if (!options.variant.empty()) {
     test.variant = options.variant;
   }
