@@ -5,7 +5,6 @@ this module gathers the arguments, walks a kernel's `kernel-depends` tree, repor
 warnings the way the reference does and imports the variants, dependencies first."""
 
 
-import json
 import logging
 import os
 import platform
@@ -18,7 +17,7 @@ from typing import Callable
 from . import _kernelhub, _system
 from ._errors import translate_errors
 from ._loader import RepoInfo, import_variant
-from ._locks import KernelLocks, LockedDependency, read_locks, find_locked
+from ._locks import KernelLocks, LockedDependency, find_locked
 from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
 

@@ -3,7 +3,6 @@
 
 
 import importlib.util
-import json
 import sys
 import threading
 import warnings

@@ -8,6 +8,7 @@ otherwise. huggingface_hub is imported only then: importing it costs ~35 ms (htt
 `import kernelhub` must not pay.
 """
 
+import inspect
 from dataclasses import dataclass
 
 
@@ -25,7 +26,7 @@ def _with_validators(cls):
             except (ValueError, TypeError) as error:
                 raise _validation_error(name, error) from error
 
-    __init__.__signature__ = __import__("inspect").signature(init)
+    __init__.__signature__ = inspect.signature(init)
     cls.__init__ = __init__
     return cls
 
