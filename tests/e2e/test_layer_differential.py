@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """The layer API of `kernelhub` against the reference `kernels` 0.17.2, differentially.
 
-layer_scenarios.py holds the scenarios (Mode and KernelizeFallback flags, Device and the
-capability properties, mapping registration and contexts, the mode-selection and failure
-matrices of kernelize, kernel-layer validation, small models with classes and functions, CUDA and
-ROCm capability ranges on simulated devices, repositories over hand-made local kernels, locks,
-DISABLE_KERNEL_MAPPING). Each group of scenarios runs once per package in a fresh interpreter of
-the venv (PYTHONHASHSEED=0, so hashes compare); the results (returned values, the forward each
-module got, error classes and texts, log records, Python warnings) must be equal, except:
+layer_scenarios.py runs the scenarios, which live in layer_scenarios_<area>.py (Mode and
+KernelizeFallback flags, Device and the capability properties, mapping registration and contexts,
+the mode-selection and failure matrices of kernelize, kernel-layer validation, small models with
+classes and functions, CUDA and ROCm capability ranges on simulated devices, repositories over
+hand-made local kernels, locks, DISABLE_KERNEL_MAPPING). Each group of scenarios runs once per
+package in a fresh interpreter of the venv (PYTHONHASHSEED=0, so hashes compare); the results
+(returned values, the forward each module got, error classes and texts, log records, Python
+warnings) must be equal, except:
 
 - the signature table, where our extra keyword-only parameters are allowed when listed in
   OUR_EXTRA_KEYWORD_ONLY (any other difference fails);
@@ -37,6 +38,8 @@ from conftest import VENV_BIN
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import layer_scenarios  # noqa: E402
+import layer_scenarios_common  # noqa: E402
+import layer_scenarios_repos  # noqa: E402
 
 PYTHON = VENV_BIN / "python"
 SCRIPT = Path(__file__).resolve().with_name("layer_scenarios.py")
@@ -275,14 +278,14 @@ def test_hub_repositories(kernelhub_bin, tmp_path):
         url = server.stdout.readline().strip()
         assert url.startswith("http://"), server.stderr.read()
         work = tmp_path / "work"
-        layer_scenarios.make_kernels(work)
+        layer_scenarios_common.make_kernels(work)
         commit = publish(url, "kh-layer-diff", "khtrusted/klayers", work / "klayers",
                          branches=("v1", "v2"))
         publish(url, "kh-layer-diff", "khuntrusted/klayers", work / "klayers")
         (work / "hub.lock").write_text(json.dumps([
             {"dependency": {"repo-id": "khtrusted/klayers", "version": 1},
              "lock": {"commit": commit}}]))
-        layer_scenarios.make_hub_dep_kernels(work)
+        layer_scenarios_repos.make_hub_dep_kernels(work)
         locks = [{"dependency": {"repo-id": f"khtrusted/{name}", "version": 1},
                   "lock": {"commit": publish(url, "kh-layer-diff", f"khtrusted/{name}",
                                              work / name)}}
@@ -458,7 +461,7 @@ def test_deliberate_difference_lock_from_caller_package(results):
                  "Could not find a `kernels.lock` file in the caller's package metadata. Please "
                  "lock kernels with `kernels lock <project>` and then reinstall the project."]
     assert ref["result"] == {"layer": not_found, "func": not_found}, ref
-    commit = layer_scenarios.LOCK_COMMIT.lower()
+    commit = layer_scenarios_repos.LOCK_COMMIT.lower()
     assert ours["result"] == {
         "layer": ["ok", f"`org/kern` (revision: {commit}), layer `L`)"],
         "func": ["ok", f"`org/kern` (revision: {commit}), function `f`"],
