@@ -6,6 +6,7 @@
 
 #include <kernelhub/server/http_message.hpp>
 #include <kernelhub/server/repo_id.hpp>
+#include <kernelhub/server/repository_reader.hpp>
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/request_target.hpp>
 #include <kernelhub/server/server_settings.hpp>
@@ -28,6 +29,11 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
                                     const std::string& path);
 HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
                                        const std::string& revision, const std::string& path);
+// paths-info (path_details.cpp): a POST, but a read (no token needed for public repos).
+HubExpected<HttpResponse> paths_info(Context& ctx, const RepoId& id, const std::string& revision);
+// Tree entries as JSON; with `expand`, each gets lastCommit and files securityFileStatus.
+nlohmann::json tree_entries(git_repository* repo, const std::string& commit,
+                            const std::vector<TreeItem>& items, bool expand);
 HubExpected<HttpResponse> organization_overview(Context& ctx, const std::string& org);
 HubExpected<HttpResponse> index_page(Context& ctx);
 

@@ -21,6 +21,13 @@ constexpr std::uint64_t k_max_json_body = std::uint64_t{16} << 20;
 // validate-yaml's body (a model card) is read without a token: 256 connections of one peer
 // may then hold 64 MiB at most.
 constexpr std::uint64_t k_max_card_body = std::uint64_t{256} << 10;
+// paths-info is a read sent as a POST (up to 1000 paths as a form), so it needs no token.
+constexpr std::uint64_t k_max_paths_body = std::uint64_t{1} << 20;
+
+// /api/{type}/{ns}/{name}/paths-info/{rev}
+bool is_paths_info(Segments segments) {
+  return segments.size() >= 6 && segments[0] == "api" && segments[4] == "paths-info";
+}
 
 std::string join(Segments parts) {
   std::string out;
@@ -68,6 +75,10 @@ HubExpected<HttpResponse> route_repo_api(handlers::Context& ctx, RepoType type,
   if (action == "tree" && !args.empty()) {
     return is_read(request) ? handlers::repo_tree(ctx, id, args[0], join(args.subspan(1)))
                             : wrong_method(request);
+  }
+  if (action == "paths-info" && !args.empty()) {
+    return request.method == "POST" ? handlers::paths_info(ctx, id, joined)
+                                    : wrong_method(request);
   }
   if (action == "preupload" && !args.empty()) {
     return request.method == "POST" ? handlers::preupload(ctx, id, joined)
@@ -145,6 +156,9 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   // and ignores its body); the body of anyone may only be small.
   if (segments.size() == 2 && segments[0] == "api" && segments[1] == "validate-yaml") {
     return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_card_body)};
+  }
+  if (is_paths_info(segments)) {
+    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_paths_body)};
   }
   // Every other endpoint behind these methods writes, so the token is checked now, before
   // the body is read: an unauthenticated client can make the server hold no body at all.

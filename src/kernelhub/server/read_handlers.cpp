@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The read endpoints of hub-api.md §2: repo info, refs, tree, resolve, organization overview.
+#include <algorithm>
 #include <charconv>
 #include <ctime>
 
@@ -35,13 +36,6 @@ json ref_list(const std::vector<RefEntry>& refs) {
     list.push_back({{"name", ref.name}, {"ref", ref.ref}, {"targetCommit", ref.target_commit}});
   }
   return list;
-}
-
-json tree_entry(const TreeItem& item) {
-  if (item.is_directory) {
-    return {{"type", "directory"}, {"oid", item.oid}, {"size", 0}, {"path", item.path}};
-  }
-  return {{"type", "file"}, {"oid", item.oid}, {"size", item.size}, {"path", item.path}};
 }
 
 }  // namespace
@@ -159,11 +153,11 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
     }
   }
   const std::size_t page = expand ? k_tree_page_expanded : k_tree_page;
-  json body = json::array();
-  for (std::size_t i = cursor; i < items.size() && i < cursor + page; ++i) {
-    body.push_back(tree_entry(items[i]));
-  }
-  HttpResponse response = json_response(200, body);
+  const std::size_t first = std::min(cursor, items.size());
+  const std::vector<TreeItem> shown(items.begin() + static_cast<std::ptrdiff_t>(first),
+                                    items.begin() + static_cast<std::ptrdiff_t>(
+                                                        std::min(items.size(), cursor + page)));
+  HttpResponse response = json_response(200, tree_entries(repo.git.get(), sha, shown, expand));
   if (cursor + page < items.size()) {
     // The client GETs the next page exactly as given, so it is absolute and complete.
     response.set_header(
