@@ -26,7 +26,7 @@ def require_matplotlib():
         matplotlib.rcParams["svg.fonttype"] = "none"
         import matplotlib.pyplot as plt
     except ImportError as exc:
-        from ._benchmark_runner import BenchmarkError
+        from ._benchmark_timing import BenchmarkError
 
         raise BenchmarkError("--visual draws its charts with matplotlib, which is not "
                              f"installed for {sys.executable}: pip install matplotlib") from exc

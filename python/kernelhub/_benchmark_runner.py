@@ -15,41 +15,20 @@ import argparse
 import hashlib
 import importlib.util
 import json
-import math
 import os
-import platform
-import random
 import re
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from ._benchmark_machine import _pick_device, device_slug, machine_info
+from ._benchmark_report import payload, results_table, significance_lines
+from ._benchmark_timing import BenchmarkError, Timing, run_class
 
 # Where a benchmark class may come from: ours, or the reference's (checked by name along the
 # MRO so that the reference package need not be imported to recognise its scripts).
 _BASE_CLASSES = {("kernelhub.benchmark", "Benchmark"), ("kernels.benchmark", "Benchmark")}
 _SCRIPT_MODULE = "benchmark_module"
-_VERIFY_ATOL = 1e-2
-
-
-class BenchmarkError(Exception):
-    """A failure the user can act on: printed as `kernelhub: error: <message>`, exit 1."""
-
-
-@dataclass
-class Timing:
-    mean_ms: float
-    std_ms: float
-    min_ms: float
-    max_ms: float
-    q1_ms: float
-    q3_ms: float
-    iqr_ms: float
-    outliers: int
-    iterations: int
-    verified: bool | None = None
-    ref_mean_ms: float | None = None
 
 
 @dataclass
@@ -113,77 +92,6 @@ def resolve_target(repo_id: str, branch: str | None, version: int | None) -> Tar
 
 
 # ------------------------------------------------------------------------------------------
-# The machine
-
-
-def _pick_device(torch) -> tuple[str | None, str]:
-    """(backend for get_kernel, torch device): the accelerator this process can use, not the
-    one torch was built for. None lets the loader choose (a device it alone knows)."""
-    if torch.cuda.is_available():
-        return ("rocm" if getattr(torch.version, "hip", None) else "cuda"), "cuda"
-    if hasattr(torch, "xpu") and torch.xpu.is_available():
-        return "xpu", "xpu"
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return "metal", "mps"
-    if hasattr(torch, "npu") and torch.npu.is_available():
-        return None, "npu"
-    return "cpu", "cpu"
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine() or "unknown"
-
-
-def machine_info(torch, device: str) -> dict:
-    """The reference's machineInfo: gpu, backend, pytorchVersion, os, cpu (gpuCores on Macs
-    only, which we do not report)."""
-    gpu, backend = "N/A", "CPU"
-    if device == "cuda":
-        gpu = torch.cuda.get_device_name(0)
-        hip = getattr(torch.version, "hip", None)
-        if hip:
-            backend = f"ROCm {hip}"
-        else:
-            backend = f"CUDA {torch.version.cuda}" if torch.version.cuda else "CUDA"
-    elif device == "xpu":
-        gpu, backend = torch.xpu.get_device_name(0), "XPU"
-    elif device == "mps":
-        gpu, backend = "Apple MPS", "MPS"
-    elif device == "npu":
-        backend = "NPU"
-    return {
-        "gpu": gpu,
-        "backend": backend,
-        "pytorchVersion": torch.__version__,
-        "os": f"{platform.system()} {platform.release()}",
-        "cpu": platform.processor() or platform.machine() or "Unknown",
-    }
-
-
-def device_slug(info: dict) -> str:
-    """The file name of an uploaded result: the GPU's name, else `cpu-<model>`."""
-    name = info["gpu"] if info["gpu"] != "N/A" else f"cpu-{_cpu_model()}"
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
-    return slug or "unknown"
-
-
-def _synchronize(torch, device: str) -> None:
-    if device == "cuda":
-        torch.cuda.synchronize()
-    elif device == "xpu":
-        torch.xpu.synchronize()
-    elif device == "mps":
-        torch.mps.synchronize()
-
-
-# ------------------------------------------------------------------------------------------
 # Scripts and classes
 
 
@@ -220,189 +128,6 @@ def load_classes(script: Path, cwd: Path) -> list[type]:
         os.chdir(before)
     return [obj for _name, obj in sorted(vars(module).items())
             if _is_benchmark_class(obj) and obj.__module__ == _SCRIPT_MODULE]
-
-
-# ------------------------------------------------------------------------------------------
-# Timing
-
-
-def _quantile(ordered: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default), q in [0, 1]."""
-    if not ordered:
-        return 0.0
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def summarize(samples_ms: list[float]) -> Timing:
-    count = len(samples_ms)
-    mean = sum(samples_ms) / count
-    std = math.sqrt(sum((s - mean) ** 2 for s in samples_ms) / count)
-    ordered = sorted(samples_ms)
-    q1, q3 = _quantile(ordered, 0.25), _quantile(ordered, 0.75)
-    iqr = q3 - q1
-    fence_low, fence_high = q1 - 1.5 * iqr, q3 + 1.5 * iqr
-    outliers = sum(1 for s in samples_ms if s < fence_low or s > fence_high)
-    r = lambda v: round(v, 4)  # noqa: E731  (the reference's precision)
-    return Timing(mean_ms=r(mean), std_ms=r(std), min_ms=r(ordered[0]), max_ms=r(ordered[-1]),
-                  q1_ms=r(q1), q3_ms=r(q3), iqr_ms=r(iqr), outliers=outliers, iterations=count)
-
-
-def _time_calls(fn, count: int, sync) -> list[float]:
-    samples = []
-    for _ in range(count):
-        start = time.perf_counter()
-        fn()
-        sync()
-        samples.append((time.perf_counter() - start) * 1000.0)
-    return samples
-
-
-def run_class(torch, cls: type, kernel: Any, device: str, iterations: int,
-              warmup: int) -> dict[str, Timing]:
-    workloads = sorted(name[len("benchmark_"):] for name in dir(cls)
-                       if name.startswith("benchmark_") and callable(getattr(cls, name)))
-    if not workloads:
-        raise BenchmarkError(f"{cls.__name__} has no benchmark_* method")
-    print(f"  Running {cls.__name__} on {device}", file=sys.stderr)
-
-    def sync():
-        _synchronize(torch, device)
-
-    results = {}
-    for workload in workloads:
-        # A fresh instance per workload, so no state leaks from one to the next.
-        bench = cls()
-        bench.kernel = kernel
-        bench.device = device
-        if bench.seed is not None:
-            torch.manual_seed(bench.seed)
-            random.seed(bench.seed)
-        getattr(bench, f"setup_{workload}", bench.setup)()
-        run = getattr(bench, f"benchmark_{workload}")
-        verify = getattr(bench, f"verify_{workload}", None)
-
-        verified, ref_mean = None, None
-        if verify is not None:
-            run()
-            sync()
-            for _ in range(warmup):
-                verify()
-                sync()
-            # The reference computation is timed as often as the kernel, so the speedup
-            # compares two means of the same number of samples.
-            ref_samples = _time_calls(verify, iterations, sync)
-            ref_mean = round(sum(ref_samples) / len(ref_samples), 4)
-            expected = verify()
-            sync()
-            try:
-                verified = bool(torch.allclose(bench.out, expected, atol=_VERIFY_ATOL))
-            except (RuntimeError, TypeError) as exc:
-                raise BenchmarkError(f"{cls.__name__}.{workload}: cannot compare out with "
-                                     f"verify_{workload}'s result: {exc}") from exc
-            if not verified:
-                diff = (bench.out.float() - expected.float()).abs().max().item()
-                raise BenchmarkError(f"{cls.__name__}.{workload}: out differs from "
-                                     f"verify_{workload}'s result (max abs difference {diff:g}, "
-                                     f"atol {_VERIFY_ATOL})")
-        for _ in range(warmup):
-            run()
-            sync()
-        timing = summarize(_time_calls(run, iterations, sync))
-        timing.verified, timing.ref_mean_ms = verified, ref_mean
-        results[workload] = timing
-    return results
-
-
-# ------------------------------------------------------------------------------------------
-# Output
-
-
-def payload(timings: dict[str, Timing], info: dict, kernel_sha: str, script_sha: str) -> dict:
-    """The reference's JSON (BenchmarkResult.to_payload): results sorted by workload."""
-    results = []
-    for name in sorted(timings):
-        t = timings[name]
-        entry = {"workload": name, "timingResults": {
-            "mean_ms": t.mean_ms, "std_ms": t.std_ms, "min_ms": t.min_ms, "max_ms": t.max_ms,
-            "q1_ms": t.q1_ms, "q3_ms": t.q3_ms, "iqr_ms": t.iqr_ms, "outliers": t.outliers,
-            "iterations": t.iterations}}
-        if t.verified is not None:
-            entry["verified"] = t.verified
-        results.append(entry)
-    out = {"results": results, "machineInfo": info, "kernelCommitSha": kernel_sha,
-           "benchmarkScriptPath": "benchmarks"}
-    if script_sha:
-        out["benchmarkScriptSha"] = script_sha
-    return out
-
-
-def _box(rows: list[list[str]], headers: list[str], numeric: set[int]) -> str:
-    widths = [max(len(str(c)) for c in column) for column in zip(headers, *rows)]
-
-    def line(cells):
-        parts = []
-        for i, cell in enumerate(cells):
-            text = str(cell)
-            parts.append(text.rjust(widths[i]) if i in numeric else text.ljust(widths[i]))
-        return "│ " + " │ ".join(parts) + " │"
-
-    def rule(left, mid, right):
-        return left + mid.join("─" * (w + 2) for w in widths) + right
-
-    lines = [rule("┌", "┬", "┐"), line(headers), rule("├", "┼", "┤")]
-    lines += [line(r) for r in rows]
-    lines.append(rule("└", "┴", "┘"))
-    return "\n".join(lines)
-
-
-def results_table(timings: dict[str, Timing]) -> str:
-    """The reference's table: Benchmark, Workload, N, [Speedup,] Mean, Std, Min, Max, IQR,
-    Outliers, [Ref,] Match (✓ verified, ✗ failed, · not checked)."""
-    with_ref = any(t.ref_mean_ms is not None for t in timings.values())
-    headers = ["Benchmark", "Workload", "N"]
-    if with_ref:
-        headers.append("Speedup")
-    headers += ["Mean(ms)", "Std(ms)", "Min(ms)", "Max(ms)", "IQR(ms)", "Outliers"]
-    if with_ref:
-        headers.append("Ref(ms)")
-    headers.append("Match")
-    rows = []
-    for name in sorted(timings):
-        t = timings[name]
-        cls, _, workload = name.rpartition(".")
-        row = [cls, workload, str(t.iterations)]
-        if with_ref:
-            fast = t.ref_mean_ms is not None and t.mean_ms > 0
-            row.append(f"{t.ref_mean_ms / t.mean_ms:.2f}x" if fast else "")
-        row += [f"{v:.4f}" for v in (t.mean_ms, t.std_ms, t.min_ms, t.max_ms, t.iqr_ms)]
-        row.append(str(t.outliers))
-        if with_ref:
-            row.append(f"{t.ref_mean_ms:.4f}" if t.ref_mean_ms is not None else "")
-        row.append({True: "✓", False: "✗"}.get(t.verified, "·"))
-        rows.append(row)
-    numeric = {i for i, h in enumerate(headers) if h not in ("Benchmark", "Workload", "Match")}
-    return _box(rows, headers, numeric)
-
-
-def significance_lines(timings: dict[str, Timing]) -> list[str]:
-    """Per workload with a reference time: the speedup and the kernel mean's 95% confidence
-    interval; `significant` when the whole interval lies below the reference mean."""
-    lines = []
-    for name in sorted(timings):
-        t = timings[name]
-        if t.ref_mean_ms is None or t.mean_ms <= 0:
-            continue
-        half = 1.96 * t.std_ms / math.sqrt(t.iterations)
-        low, high = t.mean_ms - half, t.mean_ms + half
-        mark = " ✓ significant" if high < t.ref_mean_ms else ""
-        ratio = t.ref_mean_ms / t.mean_ms
-        speed = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
-        lines.append(f"  {name.rpartition('.')[2]}: {speed} (95% CI: {low:.4f}-{high:.4f}ms "
-                     f"vs ref {t.ref_mean_ms:.4f}ms){mark}")
-    return lines
 
 
 # ------------------------------------------------------------------------------------------
@@ -548,8 +273,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Through the package's module, not this __main__ copy, so that BenchmarkError raised by
-    # the chart module is the class caught here.
-    from kernelhub._benchmark_runner import main as _package_main
-
-    sys.exit(_package_main())
+    sys.exit(main())

@@ -284,7 +284,7 @@ def test_statistics_match_the_reference_on_the_same_samples():
     script = (
         "import json, random\n"
         "from kernels.cli.benchmark import _percentile, _calculate_iqr_and_outliers\n"
-        "from kernelhub._benchmark_runner import summarize\n"
+        "from kernelhub._benchmark_timing import summarize\n"
         "rng = random.Random(7)\n"
         "cases = [[1.0], [2.0, 1.0], [1.0, 1.0, 1.0, 9.0], [0.5, 0.7, 0.6, 30.0, 0.55]]\n"
         "cases += [[rng.lognormvariate(0, 1) for _ in range(n)] for n in (3, 10, 101)]\n"
