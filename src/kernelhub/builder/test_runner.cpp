@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/metadata/built_variants.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/variants/acceptance.hpp>
@@ -97,20 +98,6 @@ bool file_mentions(const fs::path& path, std::string_view needle) {
 }
 
 }  // namespace
-
-std::vector<std::string> built_variant_names(const fs::path& kernel_dir) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (fs::directory_iterator it(kernel_dir / "build", error), end; !error && it != end;
-       it.increment(error)) {
-    const auto name = it->path().filename().string();
-    if (!name.starts_with(".") && fs::is_regular_file(it->path() / "metadata.json", error)) {
-      names.push_back(name);
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 std::vector<variants::SystemBackend> runnable_backends(const variants::SystemBackend& detected,
                                                        bool device_available) {
@@ -225,7 +212,7 @@ util::Expected<TestRun> run_kernel_tests(const fs::path& dir, const TestOptions&
                                   python->string(), python->string()));
   }
 
-  const auto built = built_variant_names(kernel_dir);
+  const auto built = metadata::built_variant_names(kernel_dir);
   variants::SystemInfo system;
   std::vector<variants::SystemBackend> runnable;
   if (!options.variant && !built.empty()) {

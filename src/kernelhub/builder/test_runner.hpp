@@ -25,9 +25,6 @@ struct TestOptions {
   std::vector<std::string> pytest_args;    // passed after ours (e.g. -k, -x)
 };
 
-// The variants under <kernel>/build/ (folders holding a metadata.json), sorted.
-std::vector<std::string> built_variant_names(const std::filesystem::path& kernel_dir);
-
 // The backends whose variants can run here, best first (the reference's order: cuda, rocm,
 // xpu, metal, then cpu). `detected` is the loader's backend, which follows how torch was built
 // (torch.version.cuda), so a CUDA, ROCm or XPU build counts only when its device is present.

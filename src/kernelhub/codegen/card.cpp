@@ -7,6 +7,7 @@
 
 #include <kernelhub/codegen/card_python_reader.hpp>
 #include <kernelhub/codegen/template_engine.hpp>
+#include <kernelhub/metadata/built_variants.hpp>
 #include <kernelhub/util/embedded_file.hpp>
 #include <kernelhub/util/file_io.hpp>
 
@@ -44,20 +45,6 @@ std::optional<std::vector<std::string>> read_layers(const fs::path& package) {
     }
   }
   return std::nullopt;
-}
-
-std::vector<std::string> built_variants(const fs::path& kernel_dir) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (fs::directory_iterator it(kernel_dir / "build", error), end; !error && it != end;
-       it.increment(error)) {
-    const auto name = it->path().filename().string();
-    if (!name.starts_with(".") && fs::is_regular_file(it->path() / "metadata.json", error)) {
-      names.push_back(name);
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 template <typename T>
@@ -118,7 +105,7 @@ util::Expected<CardFacts> read_card_facts(const config::BuildConfig& config,
   for (const auto backend : general.backends) {
     facts.backends.emplace_back(types::to_string(backend));
   }
-  facts.variants = built_variants(kernel_dir);
+  facts.variants = metadata::built_variant_names(kernel_dir);
   return facts;
 }
 

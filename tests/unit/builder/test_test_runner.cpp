@@ -38,15 +38,6 @@ std::string env_value(const Command& command, std::string_view name) {
   return "<unset>";
 }
 
-TEST(TestRunner, ListsBuiltVariantsOnly) {
-  write("k/build/torch-cpu/metadata.json", "{}");
-  write("k/build/torch215-cxx11-cpu-x86_64-linux/metadata.json", "{}");
-  fs::create_directories("k/build/half-built");
-  write("k/build/.kernelhub/torch-cuda/metadata.json", "{}");
-  EXPECT_EQ(built_variant_names("k"), (Names{"torch-cpu", "torch215-cxx11-cpu-x86_64-linux"}));
-  EXPECT_TRUE(built_variant_names("missing").empty());
-}
-
 const variants::SystemBackend k_cpu{types::Backend::cpu, {}};
 const variants::SystemBackend k_cu132{types::Backend::cuda,
                                       variants::ReleaseVersion::from_parts("13", "2")};
