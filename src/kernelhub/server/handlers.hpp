@@ -2,8 +2,11 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
+#include <kernelhub/server/commit_request.hpp>
 #include <kernelhub/server/http_message.hpp>
 #include <kernelhub/server/repo_id.hpp>
 #include <kernelhub/server/repository_reader.hpp>
@@ -44,6 +47,33 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
 HubExpected<HttpResponse> branch(Context& ctx, const RepoId& id, const std::string& name);
 HubExpected<HttpResponse> tag(Context& ctx, const RepoId& id, const std::string& name);
 HubExpected<HttpResponse> validate_yaml(Context& ctx);
+
+// Discussions and pull requests (discussions.cpp): `args` are the segments after
+// `discussions`.
+HubExpected<HttpResponse> discussions(Context& ctx, const RepoId& id,
+                                      std::span<const std::string> args);
+// Pull requests (pull_requests.cpp). The server knows no user names: every discussion event
+// is written by this author.
+inline constexpr std::string_view k_discussion_author = "kernelhub";
+// "<repo url>/discussions/<num>": what huggingface_hub parses the PR number from.
+std::string discussion_url(const Context& ctx, const RepoId& id, long num);
+// N of "refs/pr/N", or nullopt.
+std::optional<long> pull_request_number(std::string_view ref);
+// A commit with create_pr=1 onto `branch_ref` (refs/heads/...): opens refs/pr/<N>. The
+// caller holds the repository's write mutex, as for the two below.
+HubExpected<HttpResponse> open_pull_request(Context& ctx, const RepoId& id,
+                                            const OpenRepository& repo,
+                                            const std::string& branch_ref,
+                                            const CommitRequest& request);
+// A commit to `refs/pr/<N>` of an open or draft pull request.
+HubExpected<HttpResponse> push_to_pull_request(Context& ctx, const RepoId& id,
+                                               const OpenRepository& repo,
+                                               const std::string& pr_ref,
+                                               const CommitRequest& request);
+// Merges the pull request `discussion` (which it marks merged) into its base branch; returns
+// the status-change event to record.
+HubExpected<nlohmann::json> merge_pull_request(Context& ctx, const RepoId& id,
+                                               nlohmann::json& discussion);
 
 // Shared by both: the repository for a read (a model id falls back to the kernel repo of the
 // same name, as `kernels benchmark` asks for models), with private repos hidden from callers

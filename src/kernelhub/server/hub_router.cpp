@@ -76,6 +76,9 @@ HubExpected<HttpResponse> route_repo_api(handlers::Context& ctx, RepoType type,
     return is_read(request) ? handlers::repo_tree(ctx, id, args[0], join(args.subspan(1)))
                             : wrong_method(request);
   }
+  if (action == "discussions") {
+    return handlers::discussions(ctx, id, args);
+  }
   if (action == "paths-info" && !args.empty()) {
     return request.method == "POST" ? handlers::paths_info(ctx, id, joined)
                                     : wrong_method(request);

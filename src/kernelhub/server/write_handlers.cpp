@@ -122,16 +122,26 @@ HubExpected<HttpResponse> preupload(Context& ctx, const RepoId& id, const std::s
 HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::string& revision) {
   const OpenRepository repo = KH_HUB_TRY(open_for_write(ctx, id));
   KH_HUB_TRY(check_revision(revision));
-  if (ctx.target.flag("create_pr")) {
-    return bad_request("pull requests are not supported by this server; commit to a branch");
-  }
+  const bool create_pr = ctx.target.flag("create_pr");
+  const bool to_pr = pull_request_number(revision).has_value();
   git_repository* git = repo.git.get();
-  // The branch must exist before any blob is stored; it is resolved again under the mutex.
-  KH_HUB_TRY(resolve_branch(git, revision));
+  // The target must exist before any blob is stored; it is resolved again under the mutex.
+  // A pull request's ref is written to directly, once pull_requests.cpp has checked it.
+  if (to_pr && !create_pr) {
+    KH_HUB_TRY(resolve_revision(git, revision));
+  } else {
+    KH_HUB_TRY(resolve_branch(git, revision));
+  }
   const CommitRequest request = KH_HUB_TRY(parse_commit_request(
       ctx.request.body, [git](std::string_view bytes) { return store_blob(git, bytes); }));
   std::lock_guard lock(ctx.store.write_mutex(id));
+  if (to_pr && !create_pr) {
+    return push_to_pull_request(ctx, id, repo, revision, request);
+  }
   const std::string branch = KH_HUB_TRY(resolve_branch(repo.git.get(), revision));
+  if (create_pr) {
+    return open_pull_request(ctx, id, repo, branch, request);
+  }
   const std::string sha = KH_HUB_TRY(commit_to_branch(repo.git.get(), branch, request));
   return json_response(
       200, {{"success", true},
