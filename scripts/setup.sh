@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Sets up a fresh Debian 12 machine for kernelhub: system packages, the .venv with torch and
-# the reference packages, a build of both executables, installed into .venv/bin.
+# the reference packages, a build of both executables, installed into .venv/bin, and of the C++
+# API, installed into .venv as the CMake package `kernelhub`.
 # Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +59,11 @@ fi
 build_dir=${KERNELHUB_BUILD_DIR:-build}
 if [ ! -f "$build_dir/build.ninja" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPython3_EXECUTABLE="$root/.venv/bin/python" >/dev/null
+    -DPython3_EXECUTABLE="$root/.venv/bin/python" -DKERNELHUB_BUILD_TORCH_API=ON >/dev/null
+elif ! grep -q '^KERNELHUB_BUILD_TORCH_API:BOOL=ON$' "$build_dir/CMakeCache.txt"; then
+  # A build folder configured before the C++ API was part of the set-up.
+  cmake -S . -B "$build_dir" -DPython3_EXECUTABLE="$root/.venv/bin/python" \
+    -DKERNELHUB_BUILD_TORCH_API=ON >/dev/null
 fi
 # KERNELHUB_WERROR=ON|OFF (CI sets ON): warnings in our code fail the build.
 if [ -n "${KERNELHUB_WERROR:-}" ]; then
@@ -66,6 +71,8 @@ if [ -n "${KERNELHUB_WERROR:-}" ]; then
 fi
 echo "setup: building"
 cmake --build "$build_dir"
+# The programs into .venv/bin; the C++ API (libkernelhub, include/kernelhub/, and the CMake
+# package lib/cmake/kernelhub) into .venv too, so CMAKE_PREFIX_PATH=$PWD/.venv finds it.
 cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null
 # The `kernelhub` Python package (python/: scikit-build-core over Debian's pybind11), rebuilt
 # in its own persistent build folder only when a file it is built from is newer than the stamp.

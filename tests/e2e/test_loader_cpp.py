@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The C++ API (include/kernelhub/kernelhub.hpp): examples/cpp/relu_side_by_side loads two
-builds of examples/relu (different ids) into one C++ process without Python, and
-examples/cpp/relu_from_hub loads relu from `kernelhub serve` (uploaded by `kernel-builder
-upload`) with kernelhub::get_kernel; both call relu through the Torch dispatcher and compare
-with torch::relu.
+"""The C++ API (include/kernelhub/kernelhub.hpp) as a user gets it: `cmake --install` of the
+build tree into a fresh prefix gives the CMake package `kernelhub` (lib/cmake/kernelhub), and
+examples/cpp is configured against that prefix and torch's CMake folder alone
+(find_package(kernelhub CONFIG), target kernelhub::kernelhub), without our source tree.
+relu_side_by_side loads two builds of examples/relu (different ids) into one C++ process
+without Python, and relu_from_hub loads relu from `kernelhub serve` (uploaded by
+`kernel-builder upload`) with kernelhub::get_kernel; both call relu through the Torch
+dispatcher and compare with torch::relu.
 
-examples/cpp/CMakeLists.txt builds the same programs with find_package(Torch) (scripts/demo.sh
-uses it); configuring it compiles the core again, so this test compiles the API and the
-examples with g++ against the venv's libtorch and the kh_* archives of a build tree
-(KERNELHUB_BUILD_DIR, default build/); it skips when those archives are missing.
+The build tree (KERNELHUB_BUILD_DIR, default build/) must have the C++ API, as
+scripts/setup.sh configures it (KERNELHUB_BUILD_TORCH_API=ON).
 """
+import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,16 +23,31 @@ import pytest
 from conftest import REPO_ROOT, VENV_BIN, run
 
 PYTHON = VENV_BIN / "python"
-BUILD = Path(os.environ.get("KERNELHUB_BUILD_DIR", REPO_ROOT / "build"))
-LAYERS = ["loader", "verify", "cache", "hub", "variants", "config", "metadata", "types", "util"]
-TORCH = next(iter((REPO_ROOT / ".venv" / "lib").glob("python3*/site-packages/torch")), None)
+BUILD = REPO_ROOT / os.environ.get("KERNELHUB_BUILD_DIR", "build")
+
+
+def _torch_dir():
+    """The venv's torch package folder (found without importing torch), or None."""
+    if not PYTHON.exists():
+        return None
+    found = subprocess.run(
+        [str(PYTHON), "-c", "import importlib.util as u; s = u.find_spec('torch'); "
+         "print(s.submodule_search_locations[0] if s else '')"],
+        capture_output=True, text=True, timeout=60)
+    return Path(found.stdout.strip()) if found.stdout.strip() else None
+
+
+TORCH = _torch_dir()
+# The core's namespaces and the private libraries: none may show in the installed interface.
+PRIVATE = ["curl", "ssl", "crypto", "toml", "fmt", "git2", "nlohmann", "kh_", "Boost", "CLI11"]
+CORE_SYMBOL = re.compile(
+    r"kernelhub::(util|types|config|metadata|verify|variants|hub|cache|loader)::|toml::|fmt::")
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        TORCH is None or shutil.which("g++") is None
-        or not all((BUILD / "src/kernelhub" / l / f"libkh_{l}.a").exists() for l in LAYERS),
-        reason="needs the venv's torch, g++ and the kh_* archives of a build tree"),
+    pytest.mark.skipif(TORCH is None or shutil.which("cmake") is None
+                       or shutil.which("ninja") is None,
+                       reason="needs the venv's torch, cmake and ninja"),
 ]
 
 
@@ -43,28 +61,101 @@ def build(kernel_builder, dest: Path, unique_id: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def programs(tmp_path_factory):
-    """libkernelhub_torch.so and the two example programs, compiled once."""
+def prefix(tmp_path_factory) -> Path:
+    """The build tree installed into a new prefix, as `cmake --install` does for a user."""
+    prefix = tmp_path_factory.mktemp("prefix")
+    run(["cmake", "--install", BUILD, "--prefix", prefix], check=True)
+    # The two programs (over 400 MB with their debug info) play no part here.
+    shutil.rmtree(prefix / "bin", ignore_errors=True)
+    return prefix
+
+
+@pytest.fixture(scope="module")
+def programs(prefix, tmp_path_factory):
+    """examples/cpp configured with only the prefix and torch's CMake folder, and built."""
     out = tmp_path_factory.mktemp("cpp")
-    includes = ["-I", REPO_ROOT / "include", "-I", REPO_ROOT / "src", "-I", TORCH / "include",
-                "-I", TORCH / "include/torch/csrc/api/include"]
-    archives = [BUILD / "src/kernelhub" / l / f"libkh_{l}.a" for l in LAYERS]
-    torch_libs = ["-L", TORCH / "lib", "-ltorch", "-ltorch_cpu", "-lc10"]
-    api = out / "libkernelhub_torch.so"
-    subprocess.run(["g++", "-std=c++20", "-O1", "-fPIC", "-shared", *includes,
-                    REPO_ROOT / "src/kernelhub/loader/torch/kernelhub_torch.cpp", "-o", api,
-                    "-Wl,--whole-archive", archives[0], "-Wl,--no-whole-archive", *archives[1:],
-                    *torch_libs, "-lcurl", "-ltomlplusplus", "-lfmt", "-lcrypto", "-ldl"],
-                   check=True)
-    for name in ("relu_side_by_side", "relu_from_hub"):
-        subprocess.run(["g++", "-std=c++20", "-O1", *includes,
-                        REPO_ROOT / "examples/cpp" / f"{name}.cpp", "-o", out / name,
-                        "-L", out, "-lkernelhub_torch", *torch_libs], check=True)
-    env = dict(os.environ, LD_LIBRARY_PATH=f"{TORCH / 'lib'}:{out}")
+    torch_cmake = TORCH / "share" / "cmake"
+    configure = ["cmake", "-S", REPO_ROOT / "examples" / "cpp", "-B", out, "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={prefix};{torch_cmake}",
+                 "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+    if shutil.which("ccache"):
+        configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
+    env = {k: v for k, v in os.environ.items() if k not in ("CMAKE_PREFIX_PATH",
+                                                             "LD_LIBRARY_PATH")}
+    result = subprocess.run([str(a) for a in configure], capture_output=True, text=True,
+                            env=env, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = subprocess.run(["cmake", "--build", str(out)], capture_output=True, text=True,
+                            env=env, timeout=1200)
+    assert result.returncode == 0, result.stdout + result.stderr
     return out, env
 
 
-def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, programs, tmp_path):
+def test_install_gives_a_cmake_package_with_a_private_core(prefix):
+    package = prefix / "lib" / "cmake" / "kernelhub"
+    for name in ("kernelhubConfig.cmake", "kernelhubConfigVersion.cmake",
+                 "kernelhubTargets.cmake"):
+        assert (package / name).is_file(), (
+            f"{name} not installed from {BUILD}: {sorted(prefix.rglob('*'))} (the build needs "
+            "-DKERNELHUB_BUILD_TORCH_API=ON, as scripts/setup.sh configures it)")
+    assert (prefix / "include" / "kernelhub" / "kernelhub.hpp").is_file()
+    targets = "".join(p.read_text() for p in package.glob("kernelhubTargets*.cmake"))
+    assert "add_library(kernelhub::kernelhub SHARED IMPORTED)" in targets
+    # The public interface is torch alone: no private library, no path into our source tree.
+    interface = re.search(r'INTERFACE_LINK_LIBRARIES "([^"]*)"', targets)
+    assert interface and interface.group(1) == "torch", targets
+    leaked = [name for name in PRIVATE if name in targets]
+    assert not leaked, (leaked, targets)
+    assert str(REPO_ROOT) not in targets
+    # The library exports the API, not the core it is built from: no function or object of the
+    # core's archives (strong symbols; the API's own inline template copies are weak).
+    library = prefix / "lib" / "libkernelhub.so"
+    symbols = subprocess.run(["nm", "-DC", "--defined-only", library], capture_output=True,
+                             text=True, check=True).stdout
+    assert "kernelhub::get_local_kernel" in symbols
+    strong = [line for line in symbols.splitlines()
+              if len(line.split(maxsplit=2)) == 3 and line.split(maxsplit=2)[1] in "TDBR"]
+    core = [line for line in strong if CORE_SYMBOL.search(line.split(maxsplit=2)[2])]
+    assert not core, core[:10]
+
+
+def test_package_refuses_another_torch_minor_version(prefix, tmp_path):
+    """libtorch's C++ ABI changes between minor versions: a project that found another Torch
+    is told which one the library needs, instead of a link or run-time failure."""
+    torch_version = subprocess.run(
+        [str(PYTHON), "-c", "import torch; print(torch.__version__.split('+')[0])"],
+        capture_output=True, text=True, timeout=120, check=True).stdout.strip()
+    major, minor = torch_version.split(".")[:2]
+    other = f"{major}.{int(minor) + 1}.0"
+    project = tmp_path / "project"
+    project.mkdir()
+    # A stand-in for a Torch package the project found first (the package keeps it).
+    (project / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(other_torch LANGUAGES CXX)\n"
+        "add_library(torch INTERFACE IMPORTED)\n"
+        f"set(Torch_VERSION {other})\n"
+        "find_package(kernelhub CONFIG REQUIRED)\n")
+    result = run(["cmake", "-S", project, "-B", tmp_path / "out", f"-DCMAKE_PREFIX_PATH={prefix}"])
+    assert result.returncode != 0
+    assert (f"kernelhub was built against libtorch {major}.{minor}, this project uses Torch "
+            f"{other}") in result.stderr, result.stderr
+
+
+def test_examples_build_from_the_package_alone(prefix, programs):
+    out, _ = programs
+    commands = json.loads((out / "compile_commands.json").read_text())
+    assert {Path(c["file"]).name for c in commands} == {"relu_side_by_side.cpp",
+                                                       "relu_from_hub.cpp"}
+    for command in commands:
+        text = command.get("command") or " ".join(command["arguments"])
+        # The API's header comes from the prefix, nothing from our tree but the example itself.
+        assert f"{prefix}/include" in text
+        assert f"{REPO_ROOT}/include" not in text and f"{REPO_ROOT}/src" not in text, text
+    cache = (out / "CMakeCache.txt").read_text()
+    assert f"kernelhub_DIR:PATH={prefix}/lib/cmake/kernelhub" in cache
+
+
+def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, prefix, programs, tmp_path):
     out, env = programs
     a = build(kernel_builder, tmp_path / "relu-a", "cppa")
     b = build(kernel_builder, tmp_path / "relu-b", "cppb")
@@ -75,9 +166,11 @@ def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, programs, tmp_
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == ["_relu_cpu_cppa", "_relu_cpu_cppb"]
     assert all(line.endswith("matches torch::relu") for line in lines)
-    # no Python in the process: the program does not link libpython
+    # no Python in the process: the program does not link libpython; the API's library is
+    # the installed one, found without LD_LIBRARY_PATH
     ldd = subprocess.run(["ldd", program], capture_output=True, text=True, env=env).stdout
     assert "libpython" not in ldd
+    assert re.search(rf"libkernelhub\.so\S* => {re.escape(str(prefix))}/lib/", ldd), ldd
 
 
 def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin, programs,
