@@ -15,6 +15,7 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libboost1.81-dev wrk nginx-light
+  libcmark-gfm-dev libcmark-gfm-extensions-dev chromium
 )
 
 missing=()

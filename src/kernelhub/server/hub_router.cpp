@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/web/web_pages.hpp>
 
 namespace kernelhub::server {
 
@@ -122,9 +123,15 @@ HubExpected<HttpResponse> route_api(handlers::Context& ctx, Segments rest) {
   return no_route(request);
 }
 
-// /[kernels/|datasets/]{ns}/{name}/resolve/{rev}/{path...}
+// /[kernels/|datasets/]{ns}/{name}/resolve/{rev}/{path...}, and the web pages beside it
 HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) {
   const HttpRequest& request = ctx.request;
+  // /models, /datasets, /kernels: the listing pages.
+  if (segments.size() == 1) {
+    if (const auto type = repo_type_from_api_part(segments[0])) {
+      return is_read(request) ? web::listing_page(ctx, *type) : wrong_method(request);
+    }
+  }
   RepoType type = RepoType::model;
   if (!segments.empty()) {
     if (segments[0] == "kernels") {
@@ -136,7 +143,8 @@ HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) 
     }
   }
   if (segments.size() < 5 || segments[2] != "resolve") {
-    return no_route(request);
+    // Anything else under a repository is a web page (web/web_pages.hpp).
+    return web::route_page(ctx, type, segments);
   }
   if (!is_read(request)) {
     return wrong_method(request);

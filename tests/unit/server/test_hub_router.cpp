@@ -220,8 +220,11 @@ TEST_F(HubRouterTest, OrganizationOverviewAndIndexPage) {
   EXPECT_EQ(overview["trustedKernelPublisher"], true);
   EXPECT_EQ(send("GET", "/api/organizations/stranger/overview").status, 404);
   const auto page = send("GET", "/");
-  EXPECT_NE(page.body.find("org/k"), std::string::npos);
-  EXPECT_NE(page.body.find("torch-cpu"), std::string::npos);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find(">org/k</a>"), std::string::npos);
+  // The newest version, linked, and the backend of its torch-cpu variant.
+  EXPECT_NE(page.body.find("<a href=\"/kernels/org/k/tree/v1\">v1</a>"), std::string::npos);
+  EXPECT_NE(page.body.find("<span class=\"chip\">cpu</span>"), std::string::npos);
 }
 
 TEST_F(HubRouterTest, PrivateReposAreHiddenFromCallersWithoutAToken) {
