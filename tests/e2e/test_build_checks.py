@@ -275,7 +275,8 @@ def expected_import_offences(source, allowed_extra, own):
     skipped = set()
     # Availability flags (issue 13 item 5): names assigned in a try body or an except handler,
     # names a try body imports, names assigned from find_spec(...). A branch of an `if` whose
-    # condition names one is optional, its elif/else branches too.
+    # condition names one is optional, its elif/else branches too; so is the rest of a
+    # function's block after an `if` on one that raises or returns.
     flags = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -318,6 +319,27 @@ def expected_import_offences(source, allowed_extra, own):
             skipped.update(id(n) for stmt in node.body for n in ast.walk(stmt))
         if isinstance(node, ast.If) and condition_names(node.test) & flags:
             skipped.update(id(n) for stmt in node.body + node.orelse for n in ast.walk(stmt))
+
+    # An early exit in a function: an `if` on a flag, with no elif/else, whose body ends in
+    # raise or return guards the rest of the statement list it is in.
+    def statement_lists(node):
+        for field in ("body", "orelse", "finalbody"):
+            value = getattr(node, field, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                yield value
+        for handler in getattr(node, "handlers", []):
+            yield handler.body
+
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            for stmts in statement_lists(node):
+                for i, stmt in enumerate(stmts):
+                    if (isinstance(stmt, ast.If) and not stmt.orelse
+                            and condition_names(stmt.test) & flags
+                            and isinstance(stmt.body[-1], (ast.Raise, ast.Return))):
+                        skipped.update(id(n) for rest in stmts[i + 1:] for n in ast.walk(rest))
     found = set()
     for node in ast.walk(tree):
         if id(node) in skipped:

@@ -10,6 +10,7 @@
 #include <kernelhub/checks/python_statements.hpp>
 #include <kernelhub/checks/python_tokenizer.hpp>
 #include <kernelhub/config/python_dependencies.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::checks {
 
@@ -119,8 +120,90 @@ NameSet availability_flags(const std::vector<Statement>& statements,
   return flags;
 }
 
+// Adds the flags this file takes from the kernel's own modules: `from ._ops import has_jax`
+// (any number of leading dots, as a subpackage's `from .._ops import ...`), with its alias.
+void add_imported_flags(const std::vector<Import>& imports, const KernelImports& kernel,
+                        NameSet& flags) {
+  for (const auto& import : imports) {
+    if (import.level == 0 || import.module.empty()) {
+      continue;
+    }
+    const auto found = kernel.module_flags.find(import.module.substr(0, import.module.find('.')));
+    if (found == kernel.module_flags.end()) {
+      continue;
+    }
+    for (const auto& [name, alias] : import.names) {
+      if (found->second.contains(name)) {
+        flags.insert(alias.empty() ? name : alias);
+      }
+    }
+  }
+}
+
+// Whether `blocks` lies inside `outer` (the same enclosing blocks, then maybe more).
+bool inside(const std::vector<Block>& blocks, const std::vector<Block>& outer) {
+  return blocks.size() >= outer.size() &&
+         std::equal(outer.begin(), outer.end(), blocks.begin(), [](const Block& x, const Block& y) {
+           return x.keyword == y.keyword && x.indent == y.indent;
+         });
+}
+
+bool starts_with_keyword(const Statement& statement, std::string_view keyword) {
+  const auto& first = statement.tokens.front();
+  return first.kind == TokenKind::name && first.text == keyword;
+}
+
+// Statements after an early exit on a flag, each with the flag: in a function, an `if` (no
+// elif/else) whose condition names a flag and whose body ends in `raise` or `return` lets the
+// rest of that function's block run only in one state of the flag.
+std::map<const Statement*, std::string> after_early_exits(const std::vector<Statement>& statements,
+                                                          const NameSet& flags) {
+  std::map<const Statement*, std::string> guarded;
+  for (std::size_t i = 0; i < statements.size(); ++i) {
+    const auto& header = statements[i];
+    const auto in_function = std::any_of(header.blocks.begin(), header.blocks.end(),
+                                         [](const Block& block) { return block.keyword == "def"; });
+    if (!in_function || !starts_with_keyword(header, "if")) {
+      continue;
+    }
+    // The `if` body: the statements directly inside the block the header opens.
+    std::size_t end = i + 1;
+    const Statement* last = nullptr;
+    std::string flag;
+    while (end < statements.size() && statements[end].blocks.size() > header.blocks.size()) {
+      const auto& inner = statements[end];
+      if (inner.blocks.size() == header.blocks.size() + 1) {
+        last = &inner;
+        for (const auto& name : inner.blocks.back().condition_names) {
+          if (flag.empty() && flags.contains(name)) {
+            flag = name;
+          }
+        }
+      }
+      ++end;
+    }
+    if (last == nullptr || flag.empty() ||
+        !(starts_with_keyword(*last, "raise") || starts_with_keyword(*last, "return"))) {
+      continue;
+    }
+    if (end < statements.size() && statements[end].blocks.size() == header.blocks.size() &&
+        (starts_with_keyword(statements[end], "elif") ||
+         starts_with_keyword(statements[end], "else"))) {
+      continue;  // the other branch may go on either way
+    }
+    // The rest of the enclosing block: until a statement leaves it (a shorter block list, as
+    // the next function's header at the level above).
+    for (std::size_t j = end; j < statements.size() && inside(statements[j].blocks, header.blocks);
+         ++j) {
+      guarded.emplace(&statements[j], flag);
+    }
+  }
+  return guarded;
+}
+
 // Why `import` may fail without breaking the kernel, or "" when it may not.
-std::string optional_because(const Import& import, const NameSet& flags) {
+std::string optional_because(const Import& import, const NameSet& flags,
+                             const std::map<const Statement*, std::string>& early_exits) {
   if (import.statement->in_try_body()) {
     return "inside try/except";
   }
@@ -131,10 +214,21 @@ std::string optional_because(const Import& import, const NameSet& flags) {
       }
     }
   }
+  if (const auto found = early_exits.find(import.statement); found != early_exits.end()) {
+    return fmt::format("after an early exit on \"{}\", set by an availability check",
+                       found->second);
+  }
   return {};
 }
 
 }  // namespace
+
+std::set<std::string> availability_flags(std::string_view source) {
+  const auto tokenized = tokenize_python(source);
+  const auto statements = split_statements(tokenized.tokens);
+  const auto flags = availability_flags(statements, find_imports(statements));
+  return {flags.begin(), flags.end()};
+}
 
 KernelImports kernel_imports(const config::BuildConfig& config,
                              const std::filesystem::path& package_dir) {
@@ -155,6 +249,18 @@ KernelImports kernel_imports(const config::BuildConfig& config,
   // variant has it, and the reference's own tvm-ffi kernels import it without declaring it.
   if (std::holds_alternative<config::TvmFfi>(config.framework)) {
     out.python_depends["tvm_ffi"] = "tvm-ffi";
+    out.module_flags["_ops"] = k_tvm_ffi_ops_flags;
+  }
+  // The kernel's own top-level modules may define availability flags the others import.
+  for (const auto& entry : std::filesystem::directory_iterator(package_dir, ec)) {
+    if (entry.path().extension() != ".py" || !entry.is_regular_file(ec)) {
+      continue;
+    }
+    if (const auto text = util::read_file(entry.path())) {
+      if (auto flags = availability_flags(*text); !flags.empty()) {
+        out.module_flags[entry.path().stem().string()].merge(flags);
+      }
+    }
   }
   for (auto backend : config.general.backends) {
     const auto& table = config.general.backend_table(backend);
@@ -171,7 +277,9 @@ void check_python_imports(std::string_view file, std::string_view source,
   const auto tokenized = tokenize_python(source);
   const auto statements = split_statements(tokenized.tokens);
   const auto imports = find_imports(statements);
-  const auto flags = availability_flags(statements, imports);
+  auto flags = availability_flags(statements, imports);
+  add_imported_flags(imports, kernel, flags);
+  const auto early_exits = after_early_exits(statements, flags);
   for (const auto& import : imports) {
     if (import.level > 0 || import.statement->type_checking_only()) {
       continue;
@@ -181,7 +289,7 @@ void check_python_imports(std::string_view file, std::string_view source,
         kernel.python_depends.contains(top)) {
       continue;
     }
-    if (const auto because = optional_because(import, flags); !because.empty()) {
+    if (const auto because = optional_because(import, flags, early_exits); !because.empty()) {
       // Users without the module get the kernel's fallback; say so where asked (--verbose).
       util::Diagnostic note;
       note.severity = util::Severity::note;

@@ -24,7 +24,13 @@
 // - an import inside a `try:` body is optional (the except handles its absence): allowed;
 // - so is one in a branch of an `if` on an availability flag: a name assigned in a `try` body
 //   or `except` handler, a name a `try` body imports, or one assigned from `find_spec(...)`
-//   (`if HAS_JAX: import jax_tvm_ffi`, `if jax is not None: ...`, and their `else`);
+//   (`if HAS_JAX: import jax_tvm_ffi`, `if jax is not None: ...`, and their `else`), or such a
+//   flag imported from one of the kernel's own modules (`from ._ops import has_jax`: the
+//   generated _ops of a [tvm-ffi] kernel sets has_torch and has_jax with find_spec);
+// - so is one that follows, in the same function, an `if` on such a flag whose body ends in
+//   `raise` or `return` (`if not has_jax: raise RuntimeError(...)`, then `import jax`): it runs
+//   only when the flag let the function go on. At module level such an `if` makes the whole
+//   kernel fail to import without the module, so it guards nothing there;
 //   each optional import of a module not otherwise allowed is reported as a note;
 // - an import under `if TYPE_CHECKING:` never runs: allowed;
 // - imports inside functions run when called, so they are checked like module-level ones;
@@ -36,7 +42,17 @@ struct KernelImports {
   std::set<std::string> own_modules; // top-level names of its package: files, folders, _ops
   // Import name -> the python-depends entry that provides it.
   std::map<std::string, std::string> python_depends;
+  // Own module (top-level name) -> the availability flags it defines, for `from .m import f`.
+  std::map<std::string, std::set<std::string>> module_flags;
 };
+
+// The generated _ops module of a [tvm-ffi] kernel (templates/project/tvm_ffi/_ops.py) sets
+// these from find_spec; a unit test keeps the list equal to the template's.
+inline const std::set<std::string> k_tvm_ffi_ops_flags = {"has_jax", "has_torch"};
+
+// The availability flags `source` defines: names assigned in a `try` body or an `except`
+// handler, names a `try` body imports, and names assigned from `find_spec(...)`.
+std::set<std::string> availability_flags(std::string_view source);
 
 // What `config` and the files of `package_dir` allow.
 KernelImports kernel_imports(const config::BuildConfig& config,

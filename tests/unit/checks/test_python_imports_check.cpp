@@ -9,6 +9,7 @@
 
 #include <kernelhub/checks/python_imports_check.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::checks {
 namespace {
@@ -212,6 +213,140 @@ if True:
     import pandas
 )py"),
               ElementsAre("29:5"));  // an `if` on no flag guards nothing
+}
+
+constexpr std::string_view k_tvm_ffi_toml = R"(
+[general]
+name = "my-kernel"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu"]
+
+[tvm-ffi]
+src = ["tvm-ffi-ext/binding.cpp"]
+
+[kernel.k]
+backend = "cpu"
+depends = []
+src = ["k.cpp"]
+)";
+
+// Diagnostics of `source` in a [tvm-ffi] kernel (tvm == true) or the torch kernel above.
+std::vector<util::Diagnostic> check_in(std::string_view source, bool tvm) {
+  util::DiagnosticCollector config_sink;
+  auto loaded = config::read_build_config(tvm ? k_tvm_ffi_toml : k_build_toml, "build.toml",
+                                          config_sink);
+  EXPECT_TRUE(loaded.has_value());
+  const std::string package = tvm ? "tvm-ffi-ext/my_kernel" : "torch-ext/my_kernel";
+  std::filesystem::create_directories(package);
+  util::DiagnosticCollector sink;
+  check_python_imports("k.py", source, kernel_imports(loaded->config, package),
+                       ImportPolicy::builtin(), sink);
+  return sink.sorted();
+}
+
+std::vector<std::string> errors_in(std::string_view source, bool tvm) {
+  std::vector<std::string> out;
+  for (const auto& d : check_in(source, tvm)) {
+    if (d.severity != util::Severity::note) {
+      out.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.column));
+    }
+  }
+  return out;
+}
+
+// The reference's relu-tvm-ffi (issue 13 item 5): has_jax comes from the generated _ops, JAX's
+// registration sits under `if has_jax:`, and relu_jax imports jax after raising without it.
+constexpr std::string_view k_reference_shape = R"py(import tvm_ffi
+from ._ops import has_jax, jax_add_ffi_target_name_prefix, ops
+
+if has_jax:
+    from jax_tvm_ffi import register_ffi_target
+
+def relu_jax(x):
+    if not has_jax:
+        raise RuntimeError("JAX is not available")
+
+    import jax.ffi
+    return jax.ffi.ffi_call(jax_add_ffi_target_name_prefix("relu"), x)
+)py";
+
+TEST(PythonImportsCheck, TheReferenceTvmFfiShapeIsOptional) {
+  const auto found = check_in(k_reference_shape, true);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].severity, util::Severity::note);
+  EXPECT_EQ(found[0].message,
+            "optional import of \"jax_tvm_ffi\" allowed: it is under a condition on "
+            "\"has_jax\", set by an availability check");
+  EXPECT_EQ(found[1].severity, util::Severity::note);
+  EXPECT_EQ(found[1].location.line, 11u);
+  EXPECT_EQ(found[1].message,
+            "optional import of \"jax\" allowed: it is after an early exit on \"has_jax\", set "
+            "by an availability check");
+  // A torch kernel's _ops defines no has_jax: the same imports are errors there.
+  EXPECT_THAT(errors_in(k_reference_shape, false), ElementsAre("1:1", "5:5", "11:5"));
+}
+
+TEST(PythonImportsCheck, FlagsImportedFromTheKernelsOwnModules) {
+  std::filesystem::create_directories("tvm-ffi-ext/my_kernel/layers");
+  std::ofstream("tvm-ffi-ext/my_kernel/compat.py")
+      << "try:\n    import jax\n    JAX_OK = True\nexcept ImportError:\n    JAX_OK = False\n";
+  EXPECT_THAT(errors_in("from .compat import JAX_OK as ok\nfrom .._ops import has_jax\n"
+                        "from .compat import other\n"
+                        "if ok:\n    import jax\n"
+                        "if has_jax:\n    import jax_tvm_ffi\n"
+                        "if other:\n    import numpy\n",
+                        true),
+              ElementsAre("9:5"));  // `other` is no flag of compat
+  std::filesystem::remove("tvm-ffi-ext/my_kernel/compat.py");
+}
+
+TEST(PythonImportsCheck, AnEarlyExitGuardsOnlyTheRestOfItsFunction) {
+  EXPECT_THAT(errors_in(R"py(from ._ops import has_jax
+
+if not has_jax:
+    raise ImportError("needs jax")
+import jax
+
+def f():
+    if not has_jax:
+        return None
+    import jax
+    if True:
+        import jax.numpy
+    return jax
+
+def g():
+    import jax
+
+def h():
+    if not has_jax:
+        print("no jax")
+    import jax
+
+def i():
+    if not has_jax:
+        raise RuntimeError("no jax")
+    else:
+        pass
+    import jax
+
+def j():
+    if has_jax: return 1
+    import numpy
+)py",
+                        true),
+              // module level (5), another function (16), no exit (21), an else branch (28);
+              // line 32's early exit is on has_jax, so numpy after it is optional
+              ElementsAre("5:1", "16:5", "21:5", "28:5"));
+}
+
+TEST(PythonImportsCheck, TvmFfiOpsFlagsAreTheTemplates) {
+  const auto text = util::read_file(std::filesystem::path(KERNELHUB_SOURCE_DIR) /
+                                    "templates/project/tvm_ffi/_ops.py");
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(availability_flags(*text), k_tvm_ffi_ops_flags);
 }
 
 TEST(PythonImportsCheck, OptionalImportsAreNotes) {
