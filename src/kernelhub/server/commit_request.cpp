@@ -2,6 +2,7 @@
 #include <kernelhub/server/commit_request.hpp>
 
 #include <cctype>
+#include <cstring>
 #include <utility>
 
 #include <fmt/format.h>
@@ -14,6 +15,29 @@ namespace kernelhub::server {
 namespace {
 
 using nlohmann::json;
+using Release = std::function<void(std::string_view)>;
+
+// A large line is read in blocks this long, each released once passed; decoding goes the same
+// way (a multiple of 4, so every block but the last is whole base64 quanta).
+constexpr std::size_t k_release_block = std::size_t{4} << 20;
+static_assert(k_release_block % 4 == 0);
+
+// text.find(wanted), releasing each block passed over without a hit: the newline of a 200 MB
+// line is found without the line staying resident.
+std::size_t find_releasing(std::string_view text, char wanted, const Release& release) {
+  if (!release) {
+    return text.find(wanted);
+  }
+  for (std::size_t at = 0; at < text.size(); at += k_release_block) {
+    const std::string_view block = text.substr(at, k_release_block);
+    const void* hit = std::memchr(block.data(), wanted, block.size());
+    if (hit != nullptr) {
+      return at + static_cast<std::size_t>(static_cast<const char*>(hit) - block.data());
+    }
+    release(block);
+  }
+  return std::string_view::npos;
+}
 
 int base64_value(char c) {
   if (c >= 'A' && c <= 'Z') {
@@ -57,7 +81,8 @@ struct SplitLine {
 
 class LineScanner {
  public:
-  explicit LineScanner(std::string_view text) : m_text(text) {}
+  LineScanner(std::string_view text, const Release& release)
+      : m_text(text), m_release(release) {}
 
   std::optional<SplitLine> split() {
     std::optional<std::pair<std::size_t, std::size_t>> found;
@@ -81,7 +106,8 @@ class LineScanner {
               return false;
             }
             found = std::pair{start, m_at - 1};
-            return m_text.substr(start, m_at - 1 - start).find('\\') == std::string_view::npos;
+            // string() saw every character: no second pass over a large content.
+            return !m_last_escaped;
           });
         })) {
       return std::nullopt;
@@ -119,12 +145,18 @@ class LineScanner {
     }
     const std::size_t start = ++m_at;
     bool escaped = false;
+    std::size_t released = start;
     for (; m_at < m_text.size() && m_text[m_at] != '"'; ++m_at) {
       if (m_text[m_at] == '\\') {
         escaped = true;
         ++m_at;
       }
+      if (m_release && m_at - released >= k_release_block) {
+        m_release(m_text.substr(released, m_at - released));
+        released = m_at;
+      }
     }
+    m_last_escaped = escaped;
     if (m_at >= m_text.size() || (key != nullptr && escaped)) {
       return false;
     }
@@ -205,8 +237,10 @@ class LineScanner {
   }
 
   std::string_view m_text;
+  const Release& m_release;
   std::size_t m_at = 0;
   bool m_seen_value = false;
+  bool m_last_escaped = false;  // whether the last string token had an escape
 };
 
 HubExpected<std::string> operation_path(const json& value, std::size_t line) {
@@ -218,11 +252,43 @@ HubExpected<std::string> operation_path(const json& value, std::size_t line) {
   return *path;
 }
 
+// A large file's base64 decoded a block at a time into a BlobStream: the decoded bytes are
+// never whole in memory. Accepts exactly what decode_base64 accepts; nullopt (with no blob
+// stored) when the text is not valid base64.
+HubExpected<std::optional<std::string>> stream_base64(std::string_view text,
+                                                      const CommitSinks& sinks,
+                                                      std::uint64_t* size) {
+  if (text.size() % 4 != 0) {
+    return std::optional<std::string>();
+  }
+  std::size_t padding = 0;
+  if (!text.empty() && text.back() == '=') {
+    padding = text.size() >= 2 && text[text.size() - 2] == '=' ? 2 : 1;
+  }
+  *size = text.size() / 4 * 3 - padding;
+  std::unique_ptr<BlobStream> stream = KH_HUB_TRY(sinks.open_stream(*size));
+  for (std::size_t at = 0; at < text.size(); at += k_release_block) {
+    const std::string_view block = text.substr(at, k_release_block);
+    // Padding is only allowed at the very end; decode_base64 would take it at a block's end.
+    const bool last = at + block.size() == text.size();
+    const auto decoded = !last && block.back() == '=' ? std::nullopt : decode_base64(block);
+    if (!decoded) {
+      return std::optional<std::string>();
+    }
+    KH_HUB_TRY(stream->write(*decoded));
+    if (sinks.release) {
+      sinks.release(block);
+    }
+  }
+  return std::optional<std::string>(KH_HUB_TRY(stream->finish()));
+}
+
 // `raw_content`: the content's text when the line was split (LineScanner), else nullopt and
 // the content is `value.content`.
 HubExpected<CommitOperation> parse_operation(std::string_view key, const json& value,
                                              std::optional<std::string_view> raw_content,
-                                             std::size_t line, const BlobSink& sink) {
+                                             std::size_t line, const CommitSinks& sinks) {
+  const BlobSink& sink = sinks.blob;
   if (key == "file") {
     const std::string path = KH_HUB_TRY(operation_path(value, line));
     const auto encoding = string_member(value, "encoding").value_or("base64");
@@ -230,6 +296,15 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
       return bad_request(
           fmt::format("commit line {}: encoding \"{}\" is not supported; use base64", line,
                       encoding));
+    }
+    if (raw_content && sinks.open_stream && raw_content->size() > k_stream_content_chars) {
+      std::uint64_t size = 0;
+      const auto blob_id = KH_HUB_TRY(stream_base64(*raw_content, sinks, &size));
+      if (!blob_id) {
+        return bad_request(fmt::format("commit line {}: \"content\" of \"{}\" is not valid base64",
+                                       line, path));
+      }
+      return CommitOperation{CommitOperation::Kind::add_file, path, {}, *blob_id, size};
     }
     std::optional<std::string> decoded;
     if (raw_content) {
@@ -320,11 +395,15 @@ std::optional<std::string> decode_base64(std::string_view text) {
 }
 
 HubExpected<CommitRequest> parse_commit_request(std::string_view body, const BlobSink& sink) {
+  return parse_commit_request(body, CommitSinks{sink, nullptr, nullptr});
+}
+
+HubExpected<CommitRequest> parse_commit_request(std::string_view body, const CommitSinks& sinks) {
   CommitRequest request;
   bool seen_header = false;
   std::size_t line_number = 0;
   while (!body.empty()) {
-    const std::size_t newline = body.find('\n');
+    const std::size_t newline = find_releasing(body, '\n', sinks.release);
     std::string_view line = body.substr(0, newline);
     body = newline == std::string_view::npos ? std::string_view() : body.substr(newline + 1);
     ++line_number;
@@ -334,7 +413,7 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body, const Blo
     if (line.find_first_not_of(" \t") == std::string_view::npos) {
       continue;
     }
-    const std::optional<SplitLine> split = LineScanner(line).split();
+    const std::optional<SplitLine> split = LineScanner(line, sinks.release).split();
     const json entry = json::parse(split ? std::string_view(split->rest) : line, nullptr,
                                    /*allow_exceptions=*/false);
     if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string() ||
@@ -360,7 +439,7 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body, const Blo
     }
     const auto raw_content = split ? std::optional(split->content) : std::nullopt;
     request.operations.push_back(
-        KH_HUB_TRY(parse_operation(key, value, raw_content, line_number, sink)));
+        KH_HUB_TRY(parse_operation(key, value, raw_content, line_number, sinks)));
   }
   if (!seen_header) {
     return bad_request("commit body is empty: expected a \"header\" line");

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,30 @@ struct CommitRequest {
 // file is stored as soon as its line is read and dropped, so a commit of many large files
 // never holds more than one of them in memory.
 using BlobSink = std::function<HubExpected<std::string>(std::string_view bytes)>;
+
+// Where one large added file's decoded bytes go, piece by piece: a git blob written as a
+// stream. Dropped before finish(), it stores nothing.
+class BlobStream {
+ public:
+  virtual ~BlobStream() = default;
+  virtual HubExpected<void> write(std::string_view bytes) = 0;
+  // The stored blob's id (40 hex digits); the stream is done after it.
+  virtual HubExpected<std::string> finish() = 0;
+};
+
+// What the server gives the parser besides the body. A file whose base64 is longer than
+// k_stream_content_chars goes to `open_stream` (given its decoded size) a block at a time, so
+// its decoded bytes are never whole in memory; `release` is told of each part of the body the
+// parser has passed over for good (HttpRequest::release_body), so a spooled body's pages do
+// not stay resident either. Both may be empty.
+struct CommitSinks {
+  BlobSink blob;
+  std::function<HubExpected<std::unique_ptr<BlobStream>>(std::uint64_t size)> open_stream;
+  std::function<void(std::string_view)> release;
+};
+inline constexpr std::size_t k_stream_content_chars = std::size_t{8} << 20;
+
+HubExpected<CommitRequest> parse_commit_request(std::string_view body, const CommitSinks& sinks);
 
 // Parses and validates the whole body before any ref moves, so a bad line anywhere leaves
 // the branches untouched (a sink may have stored the blobs of the lines before it: they stay

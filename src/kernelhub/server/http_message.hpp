@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,11 @@ struct HttpRequest {
   std::string target;                                         // raw, with the query
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-case
   std::string_view body;                                      // owned by the transport
+  // Called with a part of `body` the handler has read and may not need again soon: a body
+  // spooled to a file drops those pages from memory (they are read back from the file if
+  // touched again), so a pass over a large body never holds it all resident. Empty for a
+  // body held in memory.
+  std::function<void(std::string_view)> release_body;
   std::string base_url;  // "http://<Host header>", for URLs the client must parse back
 
   std::optional<std::string_view> header(std::string_view lower_name) const;

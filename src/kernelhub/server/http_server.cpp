@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -147,6 +148,23 @@ class SpoolFile {
     }
     ::close(fd);
     return sized && (m_size == 0 || m_data != nullptr);
+  }
+
+  // Drops the whole pages inside `part` (a piece of view()) from this process's memory. The
+  // mapping is private, read-only and never written, so MADV_DONTNEED only unmaps them: the
+  // next read of those bytes faults them back in from the file.
+  void drop_pages(std::string_view part) const {
+    if (m_data == nullptr || part.data() < m_data || part.data() + part.size() > m_data + m_size) {
+      return;
+    }
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(part.data());
+    const auto end = begin + part.size();
+    const std::uintptr_t first = (begin + page - 1) / page * page;
+    const std::uintptr_t last = end / page * page;
+    if (last > first) {
+      ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
   }
 
   std::string_view view() const {
@@ -341,6 +359,9 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       }
       m_request.body = m_spool.view();
+      m_request.release_body = [spool = &m_spool](std::string_view part) {
+        spool->drop_pages(part);
+      };
     } else if (m_string_body) {
       m_request.body = m_string_body->get().body();
     }

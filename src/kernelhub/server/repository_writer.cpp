@@ -287,6 +287,53 @@ HubExpected<void> delete_tag(git_repository* repo, std::string_view name) {
   return {};
 }
 
+namespace {
+
+class GitBlobStream final : public BlobStream {
+ public:
+  GitBlobStream(git::Odb odb, git_odb_stream* stream) : m_odb(std::move(odb)), m_stream(stream) {}
+  GitBlobStream(const GitBlobStream&) = delete;
+  GitBlobStream& operator=(const GitBlobStream&) = delete;
+  // Without finalize_write, libgit2 removes its temporary file: nothing is stored.
+  ~GitBlobStream() override { git_odb_stream_free(m_stream); }
+
+  HubExpected<void> write(std::string_view bytes) override {
+    if (git_odb_stream_write(m_stream, bytes.data(), bytes.size()) != 0) {
+      return git_failure("store a file");
+    }
+    return {};
+  }
+
+  HubExpected<std::string> finish() override {
+    git_oid id;
+    if (git_odb_stream_finalize_write(&id, m_stream) != 0) {
+      return git_failure("store a file");
+    }
+    return git::to_hex(id);
+  }
+
+ private:
+  git::Odb m_odb;
+  git_odb_stream* m_stream;
+};
+
+}  // namespace
+
+HubExpected<std::unique_ptr<BlobStream>> open_blob_stream(git_repository* repo,
+                                                          std::uint64_t size) {
+  git_odb* raw_odb = nullptr;
+  if (git_repository_odb(&raw_odb, repo) != 0) {
+    return git_failure("open the object database");
+  }
+  git::Odb odb(raw_odb);
+  git_odb_stream* stream = nullptr;
+  if (git_odb_open_wstream(&stream, odb.get(), static_cast<git_object_size_t>(size),
+                           GIT_OBJECT_BLOB) != 0) {
+    return git_failure("store a file");
+  }
+  return std::unique_ptr<BlobStream>(std::make_unique<GitBlobStream>(std::move(odb), stream));
+}
+
 HubExpected<std::string> store_blob(git_repository* repo, std::string_view bytes) {
   git_oid id;
   if (git_blob_create_from_buffer(&id, repo, bytes.data(), bytes.size()) != 0) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -20,6 +22,11 @@ namespace kernelhub::server {
 // Writes one file's bytes as a blob (content-addressed, so safe without the write mutex) and
 // returns its id; used as the commit parser's BlobSink.
 HubExpected<std::string> store_blob(git_repository* repo, std::string_view bytes);
+
+// A blob of `size` bytes written as they come (libgit2's object stream: deflated straight to
+// a temporary file), for files too large to hold whole; its id is known at finish().
+HubExpected<std::unique_ptr<BlobStream>> open_blob_stream(git_repository* repo,
+                                                          std::uint64_t size);
 
 HubExpected<std::string> commit_to_branch(git_repository* repo, const std::string& branch_ref,
                                           const CommitRequest& request);

@@ -132,8 +132,12 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
   } else {
     KH_HUB_TRY(resolve_branch(git, revision));
   }
-  const CommitRequest request = KH_HUB_TRY(parse_commit_request(
-      ctx.request.body, [git](std::string_view bytes) { return store_blob(git, bytes); }));
+  // Small files are stored whole as their line is read, large ones streamed into git a block
+  // at a time, and the spooled body's pages are dropped as the parser passes them.
+  const CommitSinks sinks{[git](std::string_view bytes) { return store_blob(git, bytes); },
+                          [git](std::uint64_t size) { return open_blob_stream(git, size); },
+                          ctx.request.release_body};
+  const CommitRequest request = KH_HUB_TRY(parse_commit_request(ctx.request.body, sinks));
   std::lock_guard lock(ctx.store.write_mutex(id));
   if (to_pr && !create_pr) {
     return push_to_pull_request(ctx, id, repo, revision, request);
