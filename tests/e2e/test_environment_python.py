@@ -80,3 +80,24 @@ def test_kernel_builder_builds_and_checks_with_the_environments_python(installed
     result = run([installed / "kernel-builder", "build", kernel], env=outside_path())
     assert result.returncode == 0, result.stderr
     assert "torch-cpu: load check passed (" in result.stderr
+
+
+def test_kernelhub_verify_takes_python_and_names_the_interpreter(installed, tmp_path):
+    """verify picks a Hub kernel's cached variant as download does: --python names the
+    interpreter, and a note says when it did not answer."""
+    env = dict(outside_path(), HF_HUB_OFFLINE="1", HF_HOME=str(tmp_path / "hf"))
+    nowhere = tmp_path / "no-python"
+    result = run([installed / "kernelhub", "verify", "org/kernel", "--version", "1",
+                  "--python", nowhere], env=env)
+    assert result.returncode == 1
+    assert f"note: no Python answered (asked {nowhere})" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["download", "versions", "verify"])
+def test_kernelhub_python_option_has_one_wording(kernelhub_bin, command):
+    """The option comes from one declaration, so every command describes it the same way."""
+    result = run([kernelhub_bin, command, "--help"], check=True)
+    text = " ".join(result.stdout.split())
+    assert "--python TEXT the interpreter whose torch decides" in text
+    assert "(default: KERNELHUB_PYTHON, else the python3 beside this program, else PATH's)" \
+        in text

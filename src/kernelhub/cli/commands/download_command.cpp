@@ -200,9 +200,7 @@ void declare_download(CLI::App& app, RunState& state) {
   sub->add_flag("--all-variants", options->all_variants,
                 "download every build variant, not just the one for this machine");
   sub->add_flag("--json", options->json, "print the result as JSON on stdout");
-  sub->add_option("--python", options->python,
-                  "the interpreter whose torch decides the variant (default: KERNELHUB_PYTHON, "
-                  "else the python3 beside this program, else PATH's)");
+  add_loader_python_option(*sub, options->python, "the variant");
   sub->callback([options, version, revision, &state] {
     std::error_code ec;
     if (std::filesystem::is_directory(options->repo_id, ec)) {

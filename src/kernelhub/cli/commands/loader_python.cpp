@@ -34,6 +34,15 @@ variants::SystemInfo detect_loader_system(const std::string& python) {
   return host.system;
 }
 
+CLI::Option* add_loader_python_option(CLI::App& sub, std::string& python,
+                                      std::string_view decides) {
+  return sub.add_option("--python", python,
+                        fmt::format("the interpreter whose torch decides {} (default: "
+                                    "KERNELHUB_PYTHON, else the python3 beside this program, "
+                                    "else PATH's)",
+                                    decides));
+}
+
 std::string builder_python(const std::string& python) {
   if (python != "python3") {
     return python;

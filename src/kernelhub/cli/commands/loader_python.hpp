@@ -2,6 +2,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
 
 #include <kernelhub/variants/system.hpp>
 
@@ -18,5 +21,10 @@ variants::SystemInfo detect_loader_system(const std::string& python);
 // program when it has one (the environment it is installed in), as PATH's python3 may be
 // another interpreter without torch (issue 13 item 7); anything given is kept.
 std::string builder_python(const std::string& python);
+
+// kernelhub's `--python` option, one declaration for every command that asks the loader's
+// interpreter: "the interpreter whose torch decides <decides> (default: ...)".
+CLI::Option* add_loader_python_option(CLI::App& sub, std::string& python,
+                                      std::string_view decides);
 
 }  // namespace kernelhub::cli::commands

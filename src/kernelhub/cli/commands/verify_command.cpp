@@ -20,9 +20,10 @@
 #include <kernelhub/cache/cache_location.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/variant_verify.hpp>
-#include <kernelhub/variants/system_detect.hpp>
+#include <kernelhub/variants/system.hpp>
 
 namespace kernelhub::cli::commands {
 
@@ -39,6 +40,7 @@ struct VerifyOptions {
   std::string backend;  // the loader's backend=: "cpu" or the detected backend
   bool filter_no_digest = false;
   bool json = false;
+  std::string python;  // --python: the interpreter whose torch decides a Hub kernel's variant
 };
 
 struct Target {
@@ -64,9 +66,7 @@ Target find_targets(const VerifyOptions& options) {
   request.revision = options.request;
   request.all_variants = options.all_variants;
   if (!options.all_variants) {
-    const variants::SubprocessRunner runner;
-    auto system =
-        variants::detect_build_host(runner, variants::DetectOptions::from_environment()).system;
+    auto system = detect_loader_system(options.python);
     if (!options.backend.empty()) {
       system.backend = value_or_fatal(variants::select_backend(system.backend, options.backend));
     }
@@ -186,6 +186,7 @@ void declare_verify(CLI::App& app, RunState& state) {
   sub->add_flag("--filter-no-digest", options->filter_no_digest,
                 "skip variants without metadata.json or without a digest in it");
   sub->add_flag("--json", options->json, "print the verdict of each variant as JSON");
+  add_loader_python_option(*sub, options->python, "a Hub kernel's variant");
   sub->callback([options, version, revision, &state] {
     if (version->count() > 0) {
       options->request.version = options->version_value;

@@ -108,9 +108,7 @@ void declare_versions(CLI::App& app, RunState& state) {
   sub->add_option("REPO_ID", options->repo_id, "kernel repository, e.g. kernels-community/relu")
       ->required();
   sub->add_flag("--json", options->json, "print the versions and traces as JSON on stdout");
-  sub->add_option("--python", options->python,
-                  "the interpreter whose torch decides the traces (default: KERNELHUB_PYTHON, "
-                  "else the python3 beside this program, else PATH's)");
+  add_loader_python_option(*sub, options->python, "the traces");
   sub->callback([options] { run_versions(*options); });
 }
 
