@@ -16,6 +16,7 @@
 #include <kernelhub/builder/tvm_ffi_build.hpp>
 #include <kernelhub/builder/variant_assembly.hpp>
 #include <kernelhub/builder/variant_metadata.hpp>
+#include <kernelhub/builder/variant_selection.hpp>
 #include <kernelhub/codegen/create_project.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/metadata/kernel_id.hpp>
@@ -282,17 +283,18 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                        git ? std::optional(git->status) : std::nullopt, options, {}, {}};
 
   const auto targets = KH_TRY(torch_targets(config, options, runner));
-  const auto plan = plan_torch_matrix(config, targets);
-  for (const auto& skip : plan.skipped) {
+  const auto full_plan = plan_torch_matrix(config, targets);
+  for (const auto& skip : full_plan.skipped) {
     if (skip.is_error) {
       return util::fail(fmt::format("cannot build {}: {}", types::to_string(skip.backend),
                                     skip.reason));
     }
   }
-  if (plan.variants.empty()) {
+  if (full_plan.variants.empty()) {
     return util::fail(fmt::format("nothing can be built on this machine: {}",
-                                  describe_skips(plan.skipped)));
+                                  describe_skips(full_plan.skipped)));
   }
+  const auto plan = KH_TRY(select_variants(full_plan, options.variants));
   BuildResult result{context.unique_id, {}, plan.skipped};
   for (const auto& [planned, target] : plan.variants) {
     context.python = targets[target].python;

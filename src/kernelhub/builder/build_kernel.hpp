@@ -31,6 +31,9 @@ struct BuildOptions {
   std::filesystem::path torch_envs_root;    // empty: torch_envs_root()
   // Where the torch probe's answers are cached (probe_cache.hpp); empty: probe every time.
   std::optional<std::filesystem::path> probe_cache;
+  // `--variant`: build only these of the variants this machine can build (empty: all of
+  // them); a name it cannot build fails the build before anything is compiled.
+  std::vector<std::string> variants;
 };
 
 struct BuiltVariant {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kernel-builder build [DIR] [--python PATH] [--unique-id ID] [--json]` and
+// `kernel-builder build [DIR] [--variant NAME]... [--python PATH] [--unique-id ID] [--json]` and
 // `build-and-copy` (the same here): builds every variant of the kernel in DIR this machine can
 // build into DIR/build/<variant>/, and says which backends it left out and why.
 #include <cstdio>
@@ -125,6 +125,7 @@ void run_build(const BuildCommandOptions& given, RunState& state) {
     build_options.torch_versions = value_or_fatal(builder::parse_torch_list(options.torch));
   }
   build_options.probe_cache = builder::probe_cache_dir();
+  build_options.variants = options.variants;
   if (!options.skip_checks) {
     run_source_checks_before_build(options.dir, options.verbose ? Verbose::yes : Verbose::no);
   }
@@ -169,6 +170,10 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
                  "build against each of these torch releases (\"2.14,2.15\"), each in its own "
                  "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
                  "--python (default: the torch of --python)");
+  sub.add_option("--variant", options.variants,
+                 "build only this variant of the ones this machine can build (repeatable; "
+                 "`list-variants` names them)")
+      ->allow_extra_args(false);
   sub.add_option("--python", options.python,
                  "the Python interpreter whose torch the kernel is built against (python3: the "
                  "one beside kernel-builder when it has one, else PATH's)")

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +17,7 @@ struct BuildCommandOptions {
   std::string python = "python3";
   std::string unique_id;
   std::string torch;  // --torch 2.14,2.15; empty: the torch of --python
+  std::vector<std::string> variants;  // --variant (repeatable); empty: every buildable one
   std::string abi_check = "error";
   bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;

@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`kernel-builder build --variant NAME` (issue 13 item 13): only the named variants of the
+machine's buildable set are built; a name it cannot build is refused before anything is built,
+with the closest name and the buildable ones. build-and-copy and build-and-upload take it too."""
+import os
+
+import pytest
+
+from conftest import VENV_BIN, run
+from test_build_and_upload import files_on, upload_env
+
+PYTHON = VENV_BIN / "python"
+
+
+def noarch_kernel(root):
+    """A [torch-noarch] kernel for cpu and cuda: two variants any machine builds, fast."""
+    kernel = root / "pick"
+    (kernel / "torch-ext" / "pick").mkdir(parents=True)
+    (kernel / "build.toml").write_text(
+        '[general]\nname = "pick"\nversion = 1\nedition = 5\nlicense = "Apache-2.0"\n'
+        'backends = ["cpu", "cuda"]\n\n[torch-noarch]\n')
+    (kernel / "torch-ext" / "pick" / "__init__.py").write_text("import torch\n")
+    return kernel
+
+
+def built(kernel):
+    return sorted(p.name for p in (kernel / "build").iterdir() if not p.name.startswith("."))
+
+
+@pytest.mark.parametrize("command", ["build", "build-and-copy"])
+def test_only_the_named_variant_is_built(kernel_builder, tmp_path, command):
+    kernel = noarch_kernel(tmp_path)
+    result = run([kernel_builder, command, "--variant", "torch-cuda", kernel, "--skip-checks",
+                  "--python", PYTHON])
+    assert result.returncode == 0, result.stderr
+    assert built(kernel) == ["torch-cuda"]
+    assert "Built torch-cuda at" in result.stdout
+    assert "torch-cpu" not in result.stdout
+
+
+def test_variant_is_repeatable(kernel_builder, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    result = run([kernel_builder, "build", kernel, "--variant", "torch-cpu", "--variant",
+                  "torch-cuda", "--skip-checks", "--python", PYTHON, "--json"])
+    assert result.returncode == 0, result.stderr
+    assert built(kernel) == ["torch-cpu", "torch-cuda"]
+
+
+def test_an_unknown_variant_is_refused_with_did_you_mean(kernel_builder, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    result = run([kernel_builder, "build", kernel, "--variant", "torch-cpo", "--skip-checks",
+                  "--python", PYTHON])
+    assert result.returncode == 1
+    assert ('kernel-builder: error: variant "torch-cpo" is not one this machine builds; did '
+            'you mean "torch-cpu"? (buildable here: torch-cpu, torch-cuda)') in result.stderr
+    assert not (kernel / "build").exists() or built(kernel) == []
+
+
+def test_build_and_upload_uploads_only_the_named_variant(kernel_builder, hub_server, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    env = dict(os.environ, **upload_env(hub_server, tmp_path))
+    result = run([kernel_builder, "build-and-upload", kernel, "--variant", "torch-cpu",
+                  "--python", PYTHON, "--repo-id", "me/pick"], env=env)
+    assert result.returncode == 0, result.stderr
+    files = files_on(hub_server, "me/pick", "v1")
+    assert "build/torch-cpu/metadata.json" in files
+    assert not any(f.startswith("build/torch-cuda/") for f in files)

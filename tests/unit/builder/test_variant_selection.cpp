@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <kernelhub/builder/variant_selection.hpp>
+
+namespace kernelhub::builder {
+namespace {
+
+MatrixPlan plan_of(const std::vector<std::string>& names) {
+  MatrixPlan plan;
+  std::size_t target = 0;
+  for (const auto& name : names) {
+    TargetedVariant targeted;
+    targeted.variant.name = name;
+    targeted.target = target++;
+    plan.variants.push_back(targeted);
+  }
+  return plan;
+}
+
+std::vector<std::string> names_of(const MatrixPlan& plan) {
+  std::vector<std::string> names;
+  for (const auto& targeted : plan.variants) {
+    names.push_back(targeted.variant.name);
+  }
+  return names;
+}
+
+const std::vector<std::string> k_buildable = {"torch214-cxx11-cpu-x86_64-linux",
+                                              "torch215-cxx11-cpu-x86_64-linux", "torch-cuda"};
+
+TEST(VariantSelection, NoNamesKeepsEveryVariant) {
+  const auto selected = select_variants(plan_of(k_buildable), {});
+  ASSERT_TRUE(selected.has_value());
+  EXPECT_EQ(names_of(*selected), k_buildable);
+}
+
+TEST(VariantSelection, KeepsTheNamedVariantsInPlanOrderWithTheirTargets) {
+  const auto selected =
+      select_variants(plan_of(k_buildable), {"torch-cuda", "torch214-cxx11-cpu-x86_64-linux",
+                                             "torch-cuda"});
+  ASSERT_TRUE(selected.has_value());
+  EXPECT_EQ(names_of(*selected),
+            (std::vector<std::string>{"torch214-cxx11-cpu-x86_64-linux", "torch-cuda"}));
+  EXPECT_EQ(selected->variants[0].target, 0u);
+  EXPECT_EQ(selected->variants[1].target, 2u);
+}
+
+TEST(VariantSelection, AnUnknownNameSuggestsTheClosestAndListsTheBuildableOnes) {
+  const auto selected = select_variants(plan_of(k_buildable), {"torch215-cxx11-cpu-x86_64-linx"});
+  ASSERT_FALSE(selected.has_value());
+  EXPECT_EQ(selected.error().message,
+            "variant \"torch215-cxx11-cpu-x86_64-linx\" is not one this machine builds; did you "
+            "mean \"torch215-cxx11-cpu-x86_64-linux\"? (buildable here: "
+            "torch214-cxx11-cpu-x86_64-linux, torch215-cxx11-cpu-x86_64-linux, torch-cuda)");
+}
+
+TEST(VariantSelection, AnUnknownNameSaysWhichBackendsThisMachineLeavesOut) {
+  auto plan = plan_of({"torch215-cxx11-cpu-x86_64-linux"});
+  plan.skipped.push_back({types::Backend::cuda, "nvcc was not found in PATH", false});
+  const auto selected = select_variants(plan, {"torch215-cxx11-cu132-x86_64-linux"});
+  ASSERT_FALSE(selected.has_value());
+  const auto& message = selected.error().message;
+  EXPECT_NE(message.find("(buildable here: torch215-cxx11-cpu-x86_64-linux)"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("; cuda is not built here: nvcc was not found in PATH"),
+            std::string::npos)
+      << message;
+}
+
+}  // namespace
+}  // namespace kernelhub::builder
