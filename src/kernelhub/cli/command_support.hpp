@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -8,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/util/fatal_error.hpp>
 
@@ -30,6 +33,21 @@ inline void require_directory(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) {
     throw util::FatalError(fmt::format("\"{}\" is not a directory", dir));
   }
+}
+
+// The build.toml of the kernel in `dir`: its diagnostics rendered on stderr, a fatal error when
+// it does not load.
+inline config::BuildConfig load_config_or_fatal(const std::filesystem::path& dir) {
+  require_directory(dir.string());
+  util::DiagnosticCollector diagnostics;
+  auto loaded = config::load_build_config(dir, diagnostics);
+  for (const auto& diagnostic : diagnostics.sorted()) {
+    std::fputs(util::render(diagnostic).c_str(), stderr);
+  }
+  if (!loaded) {
+    throw util::FatalError(loaded.error().message);
+  }
+  return std::move(loaded->config);
 }
 
 }  // namespace kernelhub::cli

@@ -11,6 +11,7 @@ void declare_update_build(CLI::App& app, RunState& state);
 void declare_check_config(CLI::App& app, RunState& state);
 void declare_list_variants(CLI::App& app, RunState& state);
 void declare_check_abi(CLI::App& app, RunState& state);
+void declare_check_builds(CLI::App& app, RunState& state);
 void declare_generate_docs(CLI::App& app, RunState& state);
 void declare_create_project(CLI::App& app, RunState& state);
 void declare_build(CLI::App& app, RunState& state);
