@@ -2,13 +2,12 @@
 // `kernel-builder check-builds [DIR] [--json]`: which variants of the compliance matrix (those
 // `list-variants --all` gives for DIR/build.toml, every system) DIR/build/ lacks, which of its
 // folders no system yields, and, as the reference's check-builds, that each variant folder
-// holds a metadata.json that reads. Exit 1 when a variant is missing or its metadata is bad.
+// has a metadata.json that reads. Exit 1 when a variant is missing or its metadata is bad.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +17,7 @@
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/commands/load_check_record.hpp>
+#include <kernelhub/metadata/built_variants.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/variants/build_coverage.hpp>
 #include <kernelhub/variants/compliance_matrix.hpp>
@@ -39,31 +39,11 @@ struct BadMetadata {
   std::string problem;
 };
 
-// The variant folders of build/: every directory but the builder's own dot folders
-// (.kernelhub, a staging .<variant>.tmp-<pid>).
-std::vector<std::string> variant_folders(const fs::path& build_root) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (fs::directory_iterator it(build_root, error), end; !error && it != end;
-       it.increment(error)) {
-    const auto name = it->path().filename().string();
-    if (!name.starts_with(".") && it->is_directory(error)) {
-      names.push_back(name);
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::vector<BadMetadata> check_metadata(const fs::path& build_root,
                                         const std::vector<std::string>& folders) {
   std::vector<BadMetadata> bad;
   for (const auto& name : folders) {
-    const auto file = build_root / name / "metadata.json";
-    std::error_code error;
-    if (!fs::is_regular_file(file, error)) {
-      bad.push_back({name, fmt::format("no metadata.json in \"{}\"", (build_root / name).string())});
-    } else if (auto read = metadata::read_metadata_file(file); !read) {
+    if (auto read = metadata::read_metadata_file(build_root / name / "metadata.json"); !read) {
       bad.push_back({name, read.error().message});
     }
   }
@@ -103,7 +83,8 @@ void run_check_builds(const CheckBuildsOptions& options, RunState& state) {
   const auto expected =
       variants::expected_variant_names(variants::variants_for_config(config, matrix));
   const auto build_root = kernel_dir / "build";
-  const auto folders = variant_folders(build_root);
+  // A folder without metadata.json is no variant (a half-built one): it counts as missing.
+  const auto folders = metadata::built_variant_names(kernel_dir);
   const auto coverage = variants::compare_builds(expected, folders);
   const auto bad = check_metadata(build_root, folders);
   const auto set_aside = set_aside_variants(build_root);
