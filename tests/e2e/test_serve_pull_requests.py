@@ -40,6 +40,9 @@ def test_create_pr_commit_is_a_readable_ref_and_merges_into_main(hub_server, tmp
         comment = api.comment_discussion("org/m", 1, "looks good")
         edited = api.edit_discussion_comment("org/m", 1, comment.id, "looks very good")
         out["edited"] = [edited.content, edited.edited, edited.id == comment.id]
+        spam = api.comment_discussion("org/m", 1, "spam")
+        hidden = api.hide_discussion_comment("org/m", 1, spam.id)
+        out["hidden"] = [hidden.hidden, "spam" in json.dumps(hidden._event)]
         renamed = api.rename_discussion("org/m", 1, "Add b and c")
         out["renamed"] = [renamed.old_title, renamed.new_title]
         details = api.get_discussion_details("org/m", 1)
@@ -70,15 +73,18 @@ def test_create_pr_commit_is_a_readable_ref_and_merges_into_main(hub_server, tmp
     assert result["pr_refs"] == [["refs/pr/1", result["pr_oid"]]]
     assert result["listed"] == [[1, "Add b", "open", True, "refs/pr/1"]]
     assert result["edited"] == ["looks very good", True, True]
+    assert result["hidden"] == [True, False]
     assert result["renamed"] == ["Add b", "Add b and c"]
     details = result["details"]
     assert details["title"] == "Add b and c"
     assert details["status"] == "open"
     assert details["target"] == "refs/heads/main"
     assert details["conflicts"] == []
-    assert details["events"] == ["comment", "commit", "commit", "comment", "title-change"]
+    assert details["events"] == ["comment", "commit", "commit", "comment", "comment",
+                                 "title-change"]
     assert details["commits"] == [["Add b", result["pr_oid"]], ["Add c", result["second"]]]
-    assert details["comments"] == ["please review", "looks very good"]
+    assert details["comments"] == ["please review", "looks very good",
+                                   "This comment has been hidden"]
     assert "+++ b/b.txt" in details["diff"] and "+from the pr" in details["diff"]
     assert "+++ b/c.txt" in details["diff"] and "a.txt" not in details["diff"]
     merged = result["merged"]

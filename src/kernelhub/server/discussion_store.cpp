@@ -156,4 +156,11 @@ void edit_comment(json& event, std::string_view text, std::string_view author) {
   data["numEdits"] = data.value("numEdits", 0) + 1;
 }
 
+void hide_comment(json& event, std::string_view author) {
+  json& data = event["data"];
+  data["hidden"] = true;
+  data["latest"] = comment_body("This comment has been hidden", author);
+  data["history"] = json::array();
+}
+
 }  // namespace kernelhub::server

@@ -49,6 +49,9 @@ nlohmann::json title_event(std::string_view from, std::string_view to, std::stri
 // Replaces a comment's text, keeping the previous one in its history.
 void edit_comment(nlohmann::json& event, std::string_view text, std::string_view author);
 
+// Hides a comment for good, as the Hub does: its text (and history) is gone.
+void hide_comment(nlohmann::json& event, std::string_view author);
+
 // `%Y-%m-%dT%H:%M:%S.000Z` of now.
 std::string now_iso();
 

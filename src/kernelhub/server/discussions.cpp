@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The discussions API subset huggingface_hub uses (get_repo_discussions,
 // get_discussion_details, create_discussion/create_pull_request, comment_discussion,
-// rename_discussion, change_discussion_status, merge_pull_request, edit_discussion_comment):
+// rename_discussion, change_discussion_status, merge_pull_request, edit_discussion_comment,
+// hide_discussion_comment):
 // `/api/{T}/{repo}/discussions[/{num}[/{action}]]`. Reads follow the repository's visibility;
 // every write needs a write token (HubRouter::admit checks it before the body is read).
 #include <algorithm>
@@ -324,14 +325,25 @@ HubExpected<HttpResponse> merge(Context& ctx, const RepoId& id, long num) {
   });
 }
 
-HubExpected<HttpResponse> edit(Context& ctx, const RepoId& id, long num,
-                               const std::string& event_id) {
+// comment/{id}/edit with {"content"}, or comment/{id}/hide.
+HubExpected<HttpResponse> change_comment(Context& ctx, const RepoId& id, long num,
+                                         const std::string& event_id, bool hide) {
   const json body = KH_HUB_TRY(json_object_body(ctx));
-  const std::string text = KH_HUB_TRY(text_member(body, "content", k_max_comment));
+  std::string text;
+  if (!hide) {
+    text = KH_HUB_TRY(text_member(body, "content", k_max_comment));
+  }
   return update_discussion(ctx, id, num, [&](json& discussion) -> HubExpected<json> {
     for (auto& event : discussion["events"]) {
       if (event.value("id", "") == event_id && event.value("type", "") == "comment") {
-        edit_comment(event, text, k_discussion_author);
+        if (event["data"].value("hidden", false)) {
+          return bad_request(fmt::format("comment \"{}\" is hidden and cannot change", event_id));
+        }
+        if (hide) {
+          hide_comment(event, k_discussion_author);
+        } else {
+          edit_comment(event, text, k_discussion_author);
+        }
         return json{{"updatedComment", event}};
       }
     }
@@ -362,7 +374,8 @@ HubExpected<HttpResponse> discussions(Context& ctx, const RepoId& id,
   const std::string& action = args[1];
   const bool known = (args.size() == 2 && (action == "comment" || action == "title" ||
                                            action == "status" || action == "merge")) ||
-                     (args.size() == 4 && action == "comment" && args[3] == "edit");
+                     (args.size() == 4 && action == "comment" &&
+                      (args[3] == "edit" || args[3] == "hide"));
   if (!known) {
     return hub_fail(404, "", fmt::format("no route for {} {}", method,
                                          ctx.request.target.substr(0, ctx.request.target.find('?'))));
@@ -371,7 +384,7 @@ HubExpected<HttpResponse> discussions(Context& ctx, const RepoId& id,
     return wrong_method();
   }
   if (args.size() == 4) {
-    return edit(ctx, id, num, args[2]);
+    return change_comment(ctx, id, num, args[2], args[3] == "hide");
   }
   if (action == "comment") {
     return comment(ctx, id, num);
