@@ -65,10 +65,11 @@ SERVER_TOKEN = object()
 
 
 def commit(server, repo_path, revision, files, summary="upload", deleted=(),
-           token=SERVER_TOKEN):
+           token=SERVER_TOKEN, query=""):
     """POSTs an NDJSON commit of {path: bytes} to /api/{repo_path}/commit/{revision}.
 
-    `token` defaults to the server's write token; None sends no Authorization header."""
+    `token` defaults to the server's write token; None sends no Authorization header.
+    `query` ("create_pr=1") is appended to the URL."""
     import base64
     import urllib.parse
 
@@ -79,7 +80,8 @@ def commit(server, repo_path, revision, files, summary="upload", deleted=(),
     for path in deleted:
         lines.append(json.dumps({"key": "deletedFile", "value": {"path": path}}))
     return http(server, "POST",
-                f"/api/{repo_path}/commit/{urllib.parse.quote(revision, safe='')}",
+                f"/api/{repo_path}/commit/{urllib.parse.quote(revision, safe='')}"
+                + (f"?{query}" if query else ""),
                 "\n".join(lines) + "\n",
                 token=server.token if token is SERVER_TOKEN else token,
                 headers={"Content-Type": "application/x-ndjson"})

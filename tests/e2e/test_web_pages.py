@@ -3,8 +3,9 @@
 loaded in Debian's headless Chromium.
 
 One hub serves the whole module: a kernel with two versions (variants, a card with hostile
-HTML, benchmark results uploaded as `kernelhub benchmark --upload` stores them), a second
-kernel, a model, a dataset, and private repositories. Every check reads the DOM Chromium
+HTML, benchmark results uploaded as `kernelhub benchmark --upload` stores them, an open pull
+request, a discussion), a second kernel with a merged pull request, a model, a dataset, and
+private repositories. Every check reads the DOM Chromium
 built, not our HTML: the elements, their text and their links. Screenshots of every page
 kind go to $KERNELHUB_ARTIFACTS/screenshots (default build/test-artifacts/screenshots).
 """
@@ -30,6 +31,11 @@ UNIVERSAL = "torch-universal"
 ODD_FILE = 'docs/a<b>&"c".txt'
 ODD_BRANCH = "exp<i>x"
 ODD_WORKLOAD = "ReluBenchmark.<large>"
+CU130 = "torch215-cxx11-cu130-x86_64-linux"
+PR_FILES = {"README.md": b"# relu, version 2 with cu130\n",
+            f"build/{CU130}/metadata.json": None}  # filled below, once metadata() exists
+PR_DELETED = f"build/{UNIVERSAL}/__init__.py"
+PR_COMMENT = "Looks **good** <script>document.title = 'pwned'</script>"
 # Names an anonymous reader must never see anywhere.
 SECRETS = ["secret-kernel", "kh-hidden", "hidden-model"]
 
@@ -71,6 +77,9 @@ def bench_result(means, backend, gpu):
         "gpu": gpu, "backend": backend, "pytorchVersion": "2.15.0", "os": "Linux",
         "cpu": "Test CPU"}, "kernelCommitSha": "abc", "benchmarkScriptPath": "benchmarks"}
     ).encode()
+
+
+PR_FILES[f"build/{CU130}/metadata.json"] = metadata("cuda", ["10.0"])
 
 
 def ok(response):
@@ -143,11 +152,25 @@ def hub(kernelhub_bin, tmp_path_factory):
         }, "Benchmark results")
         branch(server, kpath, ODD_BRANCH, "v2")
         server.files = {**v1_files, **v2_files}
+        # An open pull request to v2 (#1), commented on, and a plain discussion (#2).
+        ok(commit(server, kpath, "v2", PR_FILES, summary="Add cu130", deleted=[PR_DELETED],
+                  query="create_pr=1"))
+        ok(http(server, "POST", f"/api/{kpath}/discussions/1/comment",
+                json.dumps({"comment": PR_COMMENT}), token=server.token,
+                headers={"Content-Type": "application/json"}))
+        ok(http(server, "POST", f"/api/{kpath}/discussions",
+                json.dumps({"title": "Question <b>", "description": "Does it run on ROCm?"}),
+                token=server.token, headers={"Content-Type": "application/json"}))
 
         create(server, "kernel", "kh-web/gelu")
         branch(server, "kernels/kh-web/gelu", "v1", "main")
         put(server, "kernels/kh-web/gelu", "v1", {
             f"build/{CPU}/metadata.json": metadata("cpu", license="MIT")}, "Publish v1")
+        # A merged pull request: its page still shows what it brought.
+        ok(commit(server, "kernels/kh-web/gelu", "v1", {"NOTES.md": b"notes\n"},
+                  summary="Add notes", query="create_pr=1"))
+        ok(http(server, "POST", "/api/kernels/kh-web/gelu/discussions/1/merge", "{}",
+                token=server.token, headers={"Content-Type": "application/json"}))
 
         create(server, "model", "kh-web/tiny-model")
         put(server, "models/kh-web/tiny-model", "main", {
@@ -379,6 +402,57 @@ def test_models_and_datasets_have_the_same_pages(hub, browser):
 
 
 # ---------------------------------------------------------------------------------------
+# Discussions and pull requests
+
+
+def test_community_page_lists_pull_requests_and_discussions(hub, browser):
+    doc = browser.load(f"{hub.url}/kernels/{KERNEL}/discussions")
+    rows = doc.by_id("discussions").rows()
+    assert [r[:4] for r in rows] == [["2", "Question <b>", "discussion", "open"],
+                                     ["1", "Add cu130", "pull request", "open"]]
+    assert doc.by_id("discussions").find_all("b") == []
+    link = doc.by_id("discussions").find("a")
+    assert link.attrs["href"] == f"/kernels/{KERNEL}/discussions/2"
+
+
+def test_pull_request_page_shows_the_files_it_changes_and_its_heads_variants(hub, browser):
+    doc = browser.load(f"{hub.url}/kernels/{KERNEL}/discussions/1")
+    title = doc.by_id("discussion-title")
+    assert title.text().split() == ["Add", "cu130", "#1", "open"]
+    refs_links = [a.attrs["href"] for a in doc.by_id("pr-refs").iter("a")]
+    assert refs_links == [f"/kernels/{KERNEL}/tree/refs%2Fpr%2F1", f"/kernels/{KERNEL}/tree/v2"]
+    changes = {tr.find("td").text(): tr for tr in doc.by_id("changes").find("tbody").iter("tr")}
+    assert {path: tr.attrs["class"] for path, tr in changes.items()} == {
+        "README.md": "modified", f"build/{CU130}/metadata.json": "added",
+        PR_DELETED: "deleted"}
+    sizes = [int(span.attrs["data-bytes"]) for span in changes["README.md"].iter("span")]
+    assert sizes == [len(CARD.format(version=2).encode()), len(PR_FILES["README.md"])]
+    assert changes[PR_DELETED].find("a") is None
+    assert changes["README.md"].find("a").attrs["href"] == \
+        f"/kernels/{KERNEL}/blob/refs%2Fpr%2F1/README.md"
+    # The variant matrix is the PR head's: cu130 added, the universal variant's only file gone.
+    variants = [tr.attrs["data-variant"] for tr in doc.by_id("variant-details").iter("tr")
+                if "data-variant" in tr.attrs]
+    assert variants == [CPU, CUDA, CU130]
+    assert doc.by_id("variants").text() == "Variants of refs/pr/1"
+    # Events: the commit, then the comment, rendered safely.
+    events = [li.attrs["class"] for li in doc.by_id("events").iter("li")]
+    assert events == ["event commit", "event comment"]
+    comment = doc.by_id("events").find("div", class_="comment")
+    assert comment.find("strong").text() == "good"
+    assert doc.find_all("script") == []
+    assert browser.title() == f"{KERNEL} · #1 Add cu130 · kernelhub"
+
+
+def test_a_merged_pull_request_still_shows_what_it_brought(hub, browser):
+    doc = browser.load(f"{hub.url}/kernels/kh-web/gelu/discussions/1")
+    assert doc.find("span", class_="chip status-merged").text() == "merged"
+    assert [row[:2] for row in doc.by_id("changes").rows()] == [["NOTES.md", "added"]]
+    assert browser.open(f"{hub.url}/kernels/kh-web/gelu/discussions/9") == 404
+    assert browser.open(f"{hub.url}/kernels/kh-web/gelu/discussions/x") == 404
+
+
+# ---------------------------------------------------------------------------------------
 # Privacy, links, screenshots
 
 
@@ -420,7 +494,8 @@ def test_link_checker_finds_no_broken_link_and_anonymous_readers_see_no_private_
     assert broken == {}
     # It saw every page kind: listings, overviews, trees, blobs, commits, downloads.
     for part in ("/kernels/kh-web/relu", "/tree/v2", "/tree/v1/build", "/blob/v2/",
-                 "/commits/v2", "/resolve/v1/", "/kh-web/tiny-model", "/datasets/kh-web"):
+                 "/commits/v2", "/resolve/v1/", "/kh-web/tiny-model", "/datasets/kh-web",
+                 f"/kernels/{KERNEL}/discussions/1", "/tree/refs%2Fpr%2F1"):
         assert any(part in path for path in statuses), part
     assert len(pages) >= 30
     for path, doc in pages.items():
@@ -456,6 +531,7 @@ def test_screenshots_of_every_page_kind(hub, browser):
         "tree-v1": f"/kernels/{KERNEL}/tree/v1",
         "blob": f"/kernels/{KERNEL}/blob/v1/build/{CPU}/metadata.json",
         "commits": f"/kernels/{KERNEL}/commits/v2",
+        "pull-request": f"/kernels/{KERNEL}/discussions/1",
         "model": "/kh-web/tiny-model",
         "not-found": "/kernels/kh-web/no-such-kernel",
     }

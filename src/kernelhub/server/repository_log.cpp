@@ -63,4 +63,39 @@ HubExpected<std::vector<CommitLogEntry>> list_commits(git_repository* repo,
   return entries;
 }
 
+HubExpected<std::string> merge_base(git_repository* repo, const std::string& a,
+                                    const std::string& b) {
+  git_oid one;
+  git_oid two;
+  if (git_oid_fromstr(&one, a.c_str()) != 0) {
+    return revision_not_found(a);
+  }
+  if (git_oid_fromstr(&two, b.c_str()) != 0) {
+    return revision_not_found(b);
+  }
+  git_oid base;
+  const int error = git_merge_base(&base, repo, &one, &two);
+  if (error == GIT_ENOTFOUND) {
+    return revision_not_found(fmt::format("merge base of {} and {}", a, b));
+  }
+  if (error != 0) {
+    return walk_failure("find a merge base");
+  }
+  return git::to_hex(base);
+}
+
+HubExpected<std::optional<std::string>> first_parent(git_repository* repo,
+                                                     const std::string& sha) {
+  git_oid oid;
+  git_commit* raw = nullptr;
+  if (git_oid_fromstr(&oid, sha.c_str()) != 0 || git_commit_lookup(&raw, repo, &oid) != 0) {
+    return revision_not_found(sha);
+  }
+  const git::Commit commit(raw);
+  if (git_commit_parentcount(commit.get()) == 0) {
+    return std::optional<std::string>{};
+  }
+  return std::optional<std::string>{git::to_hex(*git_commit_parent_id(commit.get(), 0))};
+}
+
 }  // namespace kernelhub::server

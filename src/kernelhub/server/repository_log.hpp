@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,13 @@ struct CommitLogEntry {
 HubExpected<std::vector<CommitLogEntry>> list_commits(git_repository* repo,
                                                       const std::string& sha, std::size_t limit,
                                                       bool* truncated = nullptr);
+
+// The best common ancestor of two commits (full ids), for the file changes a pull request
+// brings: 404 RevisionNotFound when they share no history.
+HubExpected<std::string> merge_base(git_repository* repo, const std::string& a,
+                                    const std::string& b);
+
+// The first parent of `sha`; nullopt for a root commit.
+HubExpected<std::optional<std::string>> first_parent(git_repository* repo, const std::string& sha);
 
 }  // namespace kernelhub::server

@@ -100,11 +100,13 @@ std::string repo_header(const RepoView& view, const std::string& revision, Tab a
                            : fmt::format("<a href=\"{}\">{}</a>", escape(href), label);
   };
   return fmt::format(
-      "<h1 id=\"repo-id\">{}{}</h1>\n<nav class=\"tabs\">{} {} {}</nav>\n", escape(view.id.id()),
+      "<h1 id=\"repo-id\">{}{}</h1>\n<nav class=\"tabs\">{} {} {} {}</nav>\n",
+      escape(view.id.id()),
       view.repo.is_private ? " <span class=\"chip private\">private</span>" : "",
       tab(Tab::card, view.base, view.id.type == RepoType::kernel ? "Kernel card" : "Card"),
       tab(Tab::files, fmt::format("{}/tree/{}", view.base, rev), "Files"),
-      tab(Tab::commits, fmt::format("{}/commits/{}", view.base, rev), "Commits"));
+      tab(Tab::commits, fmt::format("{}/commits/{}", view.base, rev), "Commits"),
+      tab(Tab::community, view.base + "/discussions", "Community"));
 }
 
 std::string card_html(const RepoView& view, const std::string& commit,

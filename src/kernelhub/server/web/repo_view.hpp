@@ -38,8 +38,9 @@ std::optional<std::pair<std::string, std::string>> default_revision(const RepoRe
 // "<rev>" for a branch or tag name, the first 12 digits of a full commit id.
 std::string revision_label(const std::string& revision);
 
-// The heading (id, private chip) and the tabs (card, files, commits) of every repo page.
-enum class Tab { card, files, commits, none };
+// The heading (id, private chip) and the tabs (card, files, commits, community: the
+// discussions and pull requests) of every repo page.
+enum class Tab { card, files, commits, community, none };
 std::string repo_header(const RepoView& view, const std::string& revision, Tab active);
 
 // The breadcrumbs: the type's listing, then the repository.

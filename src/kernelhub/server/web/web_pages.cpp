@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/repository_log.hpp>
+#include <kernelhub/server/web/discussion_pages.hpp>
 #include <kernelhub/server/web/html.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
 #include <kernelhub/server/web/repo_view.hpp>
@@ -279,6 +280,11 @@ HubExpected<HttpResponse> dispatch(handlers::Context& ctx, RepoType type, Segmen
   }
   if (segments.size() == 4 && action == "commits") {
     return commits_page(ctx, id, segments[3]);
+  }
+  if (action == "discussions" && segments.size() <= 4) {
+    const RepoView view = KH_HUB_TRY(open_view(ctx, id));
+    return segments.size() == 3 ? discussions_page(ctx, view)
+                                : discussion_page(ctx, view, segments[3]);
   }
   return hub_fail(404, "", "no such page");
 }

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/server/web/discussion_pages.hpp>
+
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <kernelhub/server/discussion_store.hpp>
+#include <kernelhub/server/repository_log.hpp>
+#include <kernelhub/server/web/html.hpp>
+#include <kernelhub/server/web/markdown.hpp>
+#include <kernelhub/server/web/page_layout.hpp>
+
+namespace kernelhub::server::web {
+
+namespace {
+
+using nlohmann::json;
+
+std::string text_of(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string status_chip(const json& discussion) {
+  const std::string status = text_of(discussion, "status");
+  return fmt::format("<span class=\"chip status-{0}\">{0}</span>", escape(status));
+}
+
+// One changed path of a pull request: absent on a side is a file added or deleted.
+struct FileChange {
+  std::string path;
+  std::optional<TreeItem> before;
+  std::optional<TreeItem> after;
+};
+
+HubExpected<std::vector<FileChange>> file_changes(const RepoView& view, const std::string& base,
+                                                  const std::string& head) {
+  const auto old_items =
+      KH_HUB_TRY(list_tree(view.repo.git.get(), base, "", Recursive::yes, Sizes::read));
+  const auto new_items =
+      KH_HUB_TRY(list_tree(view.repo.git.get(), head, "", Recursive::yes, Sizes::read));
+  std::map<std::string, FileChange> changes;
+  for (const auto& item : old_items) {
+    if (!item.is_directory) {
+      changes[item.path] = {item.path, item, std::nullopt};
+    }
+  }
+  for (const auto& item : new_items) {
+    if (item.is_directory) {
+      continue;
+    }
+    auto& change = changes[item.path];
+    change.path = item.path;
+    change.after = item;
+  }
+  std::vector<FileChange> out;
+  for (auto& [path, change] : changes) {
+    if (!change.before || !change.after || change.before->oid != change.after->oid) {
+      out.push_back(std::move(change));
+    }
+  }
+  return out;
+}
+
+// Where the pull request started from: the merge base of its head with the base branch, or,
+// once merged, with the base as it was just before the merge (after it, the base holds the
+// head and nothing would show as changed).
+HubExpected<std::string> review_base(const RepoView& view, const json& discussion,
+                                     const std::string& head) {
+  const std::string base_ref = text_of(discussion, "base").empty()
+                                   ? std::string("refs/heads/main")
+                                   : text_of(discussion, "base");
+  std::string base = KH_HUB_TRY(resolve_revision(view.repo.git.get(), base_ref));
+  const std::string merged = text_of(discussion, "mergeCommitId");
+  if (!merged.empty()) {
+    if (const auto parent = first_parent(view.repo.git.get(), merged); parent && *parent) {
+      base = **parent;
+    }
+  }
+  return merge_base(view.repo.git.get(), base, head);
+}
+
+std::string changes_html(const RepoView& view, const std::vector<FileChange>& changes,
+                         const std::string& head_rev) {
+  std::string html = fmt::format(
+      "<h2 id=\"files-changed\">Files changed ({})</h2>\n<table id=\"changes\"><thead><tr>"
+      "<th>File</th><th>Change</th><th>Before</th><th>After</th></tr></thead>\n<tbody>\n",
+      changes.size());
+  for (const auto& change : changes) {
+    const char* kind = !change.before ? "added" : (!change.after ? "deleted" : "modified");
+    const std::string name =
+        change.after ? fmt::format("<a href=\"{}/blob/{}/{}\">{}</a>", escape(view.base),
+                                   escape(url_part(head_rev)), escape(url_path(change.path)),
+                                   escape(change.path))
+                     : escape(change.path);
+    const auto size = [](const std::optional<TreeItem>& item) {
+      return item ? fmt::format("<span data-bytes=\"{}\">{}</span>", item->size,
+                                human_size(item->size))
+                  : std::string("<span class=\"muted\">—</span>");
+    };
+    html += fmt::format(
+        "<tr class=\"{0}\"><td>{1}</td><td>{0}</td><td class=\"num\">{2}</td>"
+        "<td class=\"num\">{3}</td></tr>\n",
+        kind, name, size(change.before), size(change.after));
+  }
+  if (changes.empty()) {
+    html += "<tr><td colspan=\"4\" class=\"muted\">no file changes</td></tr>\n";
+  }
+  return html + "</tbody></table>\n";
+}
+
+std::string events_html(const RepoView& view, const json& discussion,
+                        const std::string& head_rev) {
+  std::string html = "<h2 id=\"activity\">Activity</h2>\n<ol class=\"events\" id=\"events\">\n";
+  const auto events = discussion.find("events");
+  if (events == discussion.end() || !events->is_array()) {
+    return html + "</ol>\n";
+  }
+  const LinkBases bases{fmt::format("{}/blob/{}", view.base, url_part(head_rev)),
+                        fmt::format("{}/resolve/{}", view.base, url_part(head_rev))};
+  for (const auto& event : *events) {
+    if (!event.is_object()) {
+      continue;
+    }
+    const std::string type = text_of(event, "type");
+    const json data = event.value("data", json::object());
+    const std::string author = text_of(event.value("author", json::object()), "name");
+    const std::string when = text_of(event, "createdAt").substr(0, 16);
+    std::string what;
+    if (type == "comment") {
+      what = data.value("hidden", false)
+                 ? "<p class=\"muted\">This comment is hidden.</p>"
+                 : "<div class=\"comment\">" +
+                       render_markdown(text_of(data.value("latest", json::object()), "raw"),
+                                       bases) +
+                       "</div>";
+    } else if (type == "commit") {
+      const std::string oid = text_of(data, "oid");
+      what = fmt::format("pushed <a href=\"{}/tree/{}\"><code>{}</code></a> {}",
+                         escape(view.base), escape(url_part(oid)), escape(oid.substr(0, 12)),
+                         escape(text_of(data, "subject")));
+    } else if (type == "status-change") {
+      what = fmt::format("changed the status to <strong>{}</strong>",
+                         escape(text_of(data, "status")));
+    } else if (type == "title-change") {
+      what = fmt::format("renamed it from “{}” to “{}”", escape(text_of(data, "from")),
+                         escape(text_of(data, "to")));
+    } else {
+      what = escape(type);
+    }
+    html += fmt::format(
+        "<li class=\"event {}\"><span class=\"muted\">{} · {}</span> {}</li>\n", escape(type),
+        escape(author), escape(when), what);
+  }
+  return html + "</ol>\n";
+}
+
+}  // namespace
+
+HubExpected<HttpResponse> discussions_page(handlers::Context& ctx, const RepoView& view) {
+  const json all = KH_HUB_TRY(DiscussionStore(ctx.store.directory(view.id)).load());
+  std::string body = repo_header(view, "main", Tab::community);
+  body += "<table id=\"discussions\"><thead><tr><th>#</th><th>Title</th><th>Kind</th>"
+          "<th>Status</th><th>Opened</th></tr></thead>\n<tbody>\n";
+  std::size_t count = 0;
+  const auto list = all.find("discussions");
+  if (list != all.end() && list->is_array()) {
+    // Newest first, as the Hub lists them.
+    for (auto it = list->rbegin(); it != list->rend(); ++it) {
+      const json& discussion = *it;
+      const long num = discussion.value("num", 0L);
+      body += fmt::format(
+          "<tr><td class=\"num\">{0}</td><td><a href=\"{1}/discussions/{0}\">{2}</a></td>"
+          "<td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+          num, escape(view.base), escape(text_of(discussion, "title")),
+          discussion.value("isPullRequest", false) ? "pull request" : "discussion",
+          status_chip(discussion), escape(text_of(discussion, "createdAt").substr(0, 10)));
+      ++count;
+    }
+  }
+  body += "</tbody></table>\n";
+  if (count == 0) {
+    body += "<p class=\"muted\" id=\"none\">No discussions or pull requests yet.</p>\n";
+  }
+  return html_response(
+      page_html({fmt::format("{} · community", view.id.id()), repo_crumbs(view), body}));
+}
+
+HubExpected<HttpResponse> discussion_page(handlers::Context& ctx, const RepoView& view,
+                                          const std::string& number) {
+  long num = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), num);
+  if (error != std::errc() || end != number.data() + number.size() || num <= 0) {
+    return hub_fail(404, "", fmt::format("no discussion \"{}\" in {}", number, view.id.id()));
+  }
+  json all = KH_HUB_TRY(DiscussionStore(ctx.store.directory(view.id)).load());
+  const json* discussion = find_discussion(all, num);
+  if (discussion == nullptr) {
+    return hub_fail(404, "", fmt::format("no discussion {} in {}", num, view.id.id()));
+  }
+  const bool is_pr = discussion->value("isPullRequest", false);
+  const std::string head_rev = fmt::format("refs/pr/{}", num);
+  std::string body = repo_header(view, is_pr ? head_rev : "main", Tab::community);
+  body += fmt::format("<h2 id=\"discussion-title\">{} <span class=\"muted\">#{}</span> {}</h2>\n",
+                      escape(text_of(*discussion, "title")), num, status_chip(*discussion));
+  if (is_pr) {
+    std::string base_ref = text_of(*discussion, "base");
+    const std::string base_name =
+        base_ref.starts_with("refs/heads/") ? base_ref.substr(11) : base_ref;
+    body += fmt::format(
+        "<p id=\"pr-refs\">Pull request from <a href=\"{0}/tree/{1}\"><code>{2}</code></a> into "
+        "<a href=\"{0}/tree/{3}\"><code>{4}</code></a></p>\n",
+        escape(view.base), escape(url_part(head_rev)), escape(head_rev),
+        escape(url_part(base_name)), escape(base_name));
+    auto head = resolve_revision(view.repo.git.get(), head_rev);
+    if (!head) {
+      body += "<p class=\"muted\">The head of this pull request is gone.</p>\n";
+    } else {
+      auto base = review_base(view, *discussion, *head);
+      auto changes = base ? file_changes(view, *base, *head)
+                          : HubExpected<std::vector<FileChange>>(tl::unexpected(base.error()));
+      body += changes ? changes_html(view, *changes, head_rev)
+                      : fmt::format("<p class=\"muted\">The changes cannot be shown: {}</p>\n",
+                                    escape(changes.error().message));
+      if (view.id.type == RepoType::kernel) {
+        body += kernel_revision_html(view, *head, head_rev);
+      }
+    }
+  }
+  body += events_html(view, *discussion, is_pr ? head_rev : "main");
+  return html_response(page_html(
+      {fmt::format("{} · #{} {}", view.id.id(), num, text_of(*discussion, "title")),
+       repo_crumbs(view), body}));
+}
+
+}  // namespace kernelhub::server::web
