@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """`kernelhub benchmark` (issue 15 item 3) on a cpu build of examples/relu: the table, the
 JSON (the reference `kernels benchmark`'s shape, checked against the reference run on the same
-folder), the SVG charts, the errors, and `--upload` into a kernel repo on `kernelhub serve`.
+folder), the SVG charts, the errors, and `--upload` into a kernel repo on `kernelhub serve`, whose
+kernel page then draws the result (in headless Chromium).
 
 The example is built once (about 20 s); every run uses a few iterations, so the whole module
 takes about a minute. The reference picks its device from torch's build, CUDA here, with no
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
+from headless_browser import CHROMIUM, Browser
 
 PYTHON = VENV_BIN / "python"
 TOKEN = "kh-bench-token"
@@ -276,6 +278,16 @@ def test_upload_stores_the_result_under_benchmarks_variant_device(kernelhub_bin,
     assert device.startswith("cpu-") and device.endswith(".json")
     assert f"Uploaded to bench/relu@v1: {path}" in result.stderr
     assert found["bodies"][path] == json.loads((tmp_path / "out.json").read_text())
+
+    # The kernel page draws it: one bar per workload, and the table's rows name the run.
+    if CHROMIUM is None:
+        pytest.skip("the page check needs Debian's chromium (scripts/setup.sh installs it)")
+    with Browser() as browser:
+        page = browser.load(f"{hub}/kernels/bench/relu")
+    svg = page.find("figure", class_="chart").find("svg")
+    assert len(svg.find_all("rect", class_="bar")) == len(WORKLOADS)
+    assert [row[:3] for row in page.by_id("benchmark-table").rows()] == \
+        [[variant, device[:-len(".json")], workload] for workload in WORKLOADS]
 
 
 def test_statistics_match_the_reference_on_the_same_samples():

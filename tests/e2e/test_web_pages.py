@@ -383,7 +383,41 @@ def test_commits_page_lists_the_history_newest_first(hub, browser):
                           "Add the card"]
     first = doc.by_id("commits").find("tbody").find("a")
     assert first.attrs["href"] == \
-        f"/kernels/{KERNEL}/tree/{branch_sha(hub, f'kernels/{KERNEL}', 'v2')}"
+        f"/kernels/{KERNEL}/commit/{branch_sha(hub, f'kernels/{KERNEL}', 'v2')}"
+
+
+def test_commit_page_lists_the_files_a_commit_changed(hub, browser):
+    history = browser.load(f"{hub.url}/kernels/{KERNEL}/commits/v2").by_id("commits")
+    links_by_title = {tr.rows()[0][1]: tr.find("a").attrs["href"]
+                      for tr in history.find("tbody").iter("tr")}
+    doc = browser.load(hub.url + links_by_title["Publish v2 with <cuda>"])
+    assert doc.by_id("commit-title").text() == "Publish v2 with <cuda>"
+    rows = doc.by_id("changes").find("tbody").iter("tr")
+    changes = {tr.find("td").text(): [tr.attrs["class"]] + [
+        int(span.attrs["data-bytes"]) for span in tr.iter("span") if "data-bytes" in span.attrs]
+        for tr in rows}
+    added = [ODD_FILE, f"build/{CUDA}/__init__.py", f"build/{CUDA}/metadata.json",
+             f"build/{UNIVERSAL}/__init__.py"]
+    assert changes == {
+        **{path: ["added", len(hub.files[path])] for path in added},
+        "README.md": ["modified", len(CARD.format(version=1).encode()),
+                      len(CARD.format(version=2).encode())]}
+    parent = next(a for a in doc.by_id("commit-info").iter("a") if a.text() != "browse files")
+    assert parent.attrs["href"] == links_by_title["Publish v1"]
+    root = browser.load(hub.url + links_by_title["initial commit"])
+    assert "the first commit" in root.by_id("commit-info").text()
+    assert [row[:2] for row in root.by_id("changes").rows()] == [[".gitattributes", "added"]]
+
+
+def test_the_commit_url_the_api_answers_is_a_page(hub, browser):
+    status, _, body = commit(hub, "kernels/kh-web/gelu", "main", {"x.txt": b"x"},
+                             summary="One more file")
+    assert status == 200, body
+    url = json.loads(body)["commitUrl"]
+    assert url.startswith(hub.url + "/kernels/kh-web/gelu/commit/")
+    doc = browser.load(url)
+    assert doc.by_id("commit-title").text() == "One more file"
+    assert doc.by_id("changes").rows() == [["x.txt", "added", "—", "1 B"]]
 
 
 def test_models_and_datasets_have_the_same_pages(hub, browser):
@@ -495,7 +529,8 @@ def test_link_checker_finds_no_broken_link_and_anonymous_readers_see_no_private_
     # It saw every page kind: listings, overviews, trees, blobs, commits, downloads.
     for part in ("/kernels/kh-web/relu", "/tree/v2", "/tree/v1/build", "/blob/v2/",
                  "/commits/v2", "/resolve/v1/", "/kh-web/tiny-model", "/datasets/kh-web",
-                 f"/kernels/{KERNEL}/discussions/1", "/tree/refs%2Fpr%2F1"):
+                 f"/kernels/{KERNEL}/discussions/1", "/tree/refs%2Fpr%2F1",
+                 f"/kernels/{KERNEL}/commit/"):
         assert any(part in path for path in statuses), part
     assert len(pages) >= 30
     for path, doc in pages.items():
@@ -532,6 +567,7 @@ def test_screenshots_of_every_page_kind(hub, browser):
         "blob": f"/kernels/{KERNEL}/blob/v1/build/{CPU}/metadata.json",
         "commits": f"/kernels/{KERNEL}/commits/v2",
         "pull-request": f"/kernels/{KERNEL}/discussions/1",
+        "commit": f"/kernels/{KERNEL}/commit/v2",
         "model": "/kh-web/tiny-model",
         "not-found": "/kernels/kh-web/no-such-kernel",
     }

@@ -2,13 +2,13 @@
 #include <kernelhub/server/web/discussion_pages.hpp>
 
 #include <charconv>
-#include <map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/server/discussion_store.hpp>
 #include <kernelhub/server/repository_log.hpp>
+#include <kernelhub/server/web/file_changes.hpp>
 #include <kernelhub/server/web/html.hpp>
 #include <kernelhub/server/web/markdown.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
@@ -29,42 +29,6 @@ std::string status_chip(const json& discussion) {
   return fmt::format("<span class=\"chip status-{0}\">{0}</span>", escape(status));
 }
 
-// One changed path of a pull request: absent on a side is a file added or deleted.
-struct FileChange {
-  std::string path;
-  std::optional<TreeItem> before;
-  std::optional<TreeItem> after;
-};
-
-HubExpected<std::vector<FileChange>> file_changes(const RepoView& view, const std::string& base,
-                                                  const std::string& head) {
-  const auto old_items =
-      KH_HUB_TRY(list_tree(view.repo.git.get(), base, "", Recursive::yes, Sizes::read));
-  const auto new_items =
-      KH_HUB_TRY(list_tree(view.repo.git.get(), head, "", Recursive::yes, Sizes::read));
-  std::map<std::string, FileChange> changes;
-  for (const auto& item : old_items) {
-    if (!item.is_directory) {
-      changes[item.path] = {item.path, item, std::nullopt};
-    }
-  }
-  for (const auto& item : new_items) {
-    if (item.is_directory) {
-      continue;
-    }
-    auto& change = changes[item.path];
-    change.path = item.path;
-    change.after = item;
-  }
-  std::vector<FileChange> out;
-  for (auto& [path, change] : changes) {
-    if (!change.before || !change.after || change.before->oid != change.after->oid) {
-      out.push_back(std::move(change));
-    }
-  }
-  return out;
-}
-
 // Where the pull request started from: the merge base of its head with the base branch, or,
 // once merged, with the base as it was just before the merge (after it, the base holds the
 // head and nothing would show as changed).
@@ -81,35 +45,6 @@ HubExpected<std::string> review_base(const RepoView& view, const json& discussio
     }
   }
   return merge_base(view.repo.git.get(), base, head);
-}
-
-std::string changes_html(const RepoView& view, const std::vector<FileChange>& changes,
-                         const std::string& head_rev) {
-  std::string html = fmt::format(
-      "<h2 id=\"files-changed\">Files changed ({})</h2>\n<table id=\"changes\"><thead><tr>"
-      "<th>File</th><th>Change</th><th>Before</th><th>After</th></tr></thead>\n<tbody>\n",
-      changes.size());
-  for (const auto& change : changes) {
-    const char* kind = !change.before ? "added" : (!change.after ? "deleted" : "modified");
-    const std::string name =
-        change.after ? fmt::format("<a href=\"{}/blob/{}/{}\">{}</a>", escape(view.base),
-                                   escape(url_part(head_rev)), escape(url_path(change.path)),
-                                   escape(change.path))
-                     : escape(change.path);
-    const auto size = [](const std::optional<TreeItem>& item) {
-      return item ? fmt::format("<span data-bytes=\"{}\">{}</span>", item->size,
-                                human_size(item->size))
-                  : std::string("<span class=\"muted\">—</span>");
-    };
-    html += fmt::format(
-        "<tr class=\"{0}\"><td>{1}</td><td>{0}</td><td class=\"num\">{2}</td>"
-        "<td class=\"num\">{3}</td></tr>\n",
-        kind, name, size(change.before), size(change.after));
-  }
-  if (changes.empty()) {
-    html += "<tr><td colspan=\"4\" class=\"muted\">no file changes</td></tr>\n";
-  }
-  return html + "</tbody></table>\n";
 }
 
 std::string events_html(const RepoView& view, const json& discussion,
@@ -222,7 +157,7 @@ HubExpected<HttpResponse> discussion_page(handlers::Context& ctx, const RepoView
       auto base = review_base(view, *discussion, *head);
       auto changes = base ? file_changes(view, *base, *head)
                           : HubExpected<std::vector<FileChange>>(tl::unexpected(base.error()));
-      body += changes ? changes_html(view, *changes, head_rev)
+      body += changes ? file_changes_html(view, *changes, head_rev)
                       : fmt::format("<p class=\"muted\">The changes cannot be shown: {}</p>\n",
                                     escape(changes.error().message));
       if (view.id.type == RepoType::kernel) {

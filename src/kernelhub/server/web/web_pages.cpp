@@ -6,6 +6,7 @@
 
 #include <kernelhub/server/repository_log.hpp>
 #include <kernelhub/server/web/discussion_pages.hpp>
+#include <kernelhub/server/web/file_changes.hpp>
 #include <kernelhub/server/web/html.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
 #include <kernelhub/server/web/repo_view.hpp>
@@ -244,7 +245,7 @@ HubExpected<HttpResponse> commits_page(handlers::Context& ctx, const RepoId& id,
           "<th>Date</th></tr></thead>\n<tbody>\n";
   for (const auto& commit : commits) {
     body += fmt::format(
-        "<tr><td><a href=\"{}/tree/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td>"
+        "<tr><td><a href=\"{}/commit/{}\"><code>{}</code></a></td><td>{}</td><td>{}</td>"
         "<td>{}</td></tr>\n",
         escape(view.base), commit.sha, commit.sha.substr(0, 12), escape(commit.title),
         escape(commit.author), utc_time(commit.time));
@@ -256,6 +257,29 @@ HubExpected<HttpResponse> commits_page(handlers::Context& ctx, const RepoId& id,
   }
   const std::string title = fmt::format("{} · commits of {}", id.id(),
                                         revision_label(at.revision));
+  return html_response(page_html({title, repo_crumbs(view), body}));
+}
+
+HubExpected<HttpResponse> commit_page(handlers::Context& ctx, const RepoId& id,
+                                      const std::string& revision) {
+  const RepoView view = KH_HUB_TRY(open_view(ctx, id));
+  const Resolved at = KH_HUB_TRY(resolve(view, revision));
+  const auto entries = KH_HUB_TRY(list_commits(view.repo.git.get(), at.commit, 1));
+  const auto parent = KH_HUB_TRY(first_parent(view.repo.git.get(), at.commit));
+  const auto changes = KH_HUB_TRY(file_changes(view, parent, at.commit));
+  std::string body = repo_header(view, at.commit, Tab::commits);
+  const CommitLogEntry& entry = entries.front();
+  body += fmt::format(
+      "<h2 id=\"commit-title\">{}</h2>\n<p id=\"commit-info\"><code>{}</code> · {} · {}{}"
+      " · <a href=\"{}/tree/{}\">browse files</a></p>\n",
+      escape(entry.title), at.commit, escape(entry.author), utc_time(entry.time),
+      parent ? fmt::format(" · parent <a href=\"{}/commit/{}\"><code>{}</code></a>",
+                           escape(view.base), *parent, parent->substr(0, 12))
+             : std::string(" · the first commit"),
+      escape(view.base), at.commit);
+  body += file_changes_html(view, changes, at.commit);
+  const std::string title = fmt::format("{} · {} {}", id.id(), at.commit.substr(0, 12),
+                                        entry.title);
   return html_response(page_html({title, repo_crumbs(view), body}));
 }
 
@@ -280,6 +304,9 @@ HubExpected<HttpResponse> dispatch(handlers::Context& ctx, RepoType type, Segmen
   }
   if (segments.size() == 4 && action == "commits") {
     return commits_page(ctx, id, segments[3]);
+  }
+  if (segments.size() == 4 && action == "commit") {
+    return commit_page(ctx, id, segments[3]);
   }
   if (action == "discussions" && segments.size() <= 4) {
     const RepoView view = KH_HUB_TRY(open_view(ctx, id));

@@ -13,6 +13,7 @@
 //   .../tree/<rev>[/<path>]             a folder, with sizes and download links
 //   .../blob/<rev>/<path>               a file
 //   .../commits/<rev>                   the history
+//   .../commit/<rev>                    one commit: the files it changed, with sizes
 //   .../discussions[/<N>]               discussions and pull requests (a PR's files and head)
 // Pages are plain HTML with one inline stylesheet: no script. A private repository is shown
 // only to a reader whose bearer token the server accepts, and is otherwise answered exactly
