@@ -28,6 +28,7 @@ KERNEL = "kh-web/relu"
 CPU = "torch215-cxx11-cpu-x86_64-linux"
 CUDA = "torch215-cxx11-cu128-x86_64-linux"
 UNIVERSAL = "torch-universal"
+STABLE = "torch-stable-abi211-cu126-x86_64-linux"
 ODD_FILE = 'docs/a<b>&"c".txt'
 ODD_BRANCH = "exp<i>x"
 ODD_WORKLOAD = "ReluBenchmark.<large>"
@@ -140,6 +141,7 @@ def hub(kernelhub_bin, tmp_path_factory):
             f"build/{CUDA}/__init__.py": b"from ._ops import ops\n",
             f"build/{CUDA}/metadata.json": metadata("cuda", ["8.0", "9.0+PTX"]),
             f"build/{UNIVERSAL}/__init__.py": b"def relu(x):\n    return x.clamp(min=0)\n",
+            f"build/{STABLE}/metadata.json": metadata("cuda", ["9.0"]),
             ODD_FILE: b"odd name\n",
         }
         put(server, kpath, "v2", v2_files, "Publish v2 with <cuda>")
@@ -279,13 +281,15 @@ def test_kernel_page_shows_card_versions_variants_benchmarks_and_how_to_load(hub
 
     matrix = doc.by_id("variant-matrix")
     assert [th.text() for th in matrix.find("thead").iter("th")] == \
-        ["Framework", "cpu", "cu128", "universal"]
-    cells = {row[0]: row[1:] for row in matrix.rows()}
-    assert cells == {"torch 2.15": ["x86_64-linux", "x86_64-linux", ""],
-                     "torch (any)": ["", "", "any"]}
+        ["Framework", "cpu", "cu126", "cu128", "universal"]
+    cells = [row for row in matrix.rows()]
+    assert cells == [["torch 2.15", "x86_64-linux", "", "x86_64-linux", ""],
+                     ["torch stable ABI 2.11", "", "x86_64-linux", "", ""],
+                     ["torch (any)", "", "", "", "any"]]
     details = {tr.attrs["data-variant"]: tr for tr in doc.by_id("variant-details").iter("tr")
                if "data-variant" in tr.attrs}
-    assert set(details) == {CPU, CUDA, UNIVERSAL}
+    assert set(details) == {CPU, CUDA, UNIVERSAL, STABLE}
+    assert details[STABLE].rows() == [[STABLE, "9.0", "yes", "sha256 over 2 files", "no"]]
     assert [c.text() for c in details[CUDA].iter("span")] == ["8.0", "9.0+PTX"]
     assert details[CPU].rows() == [[CPU, "—", "no", "sha256 over 2 files", "no"]]
     assert "no metadata.json" in details[UNIVERSAL].text()
@@ -397,7 +401,7 @@ def test_commit_page_lists_the_files_a_commit_changed(hub, browser):
         int(span.attrs["data-bytes"]) for span in tr.iter("span") if "data-bytes" in span.attrs]
         for tr in rows}
     added = [ODD_FILE, f"build/{CUDA}/__init__.py", f"build/{CUDA}/metadata.json",
-             f"build/{UNIVERSAL}/__init__.py"]
+             f"build/{UNIVERSAL}/__init__.py", f"build/{STABLE}/metadata.json"]
     assert changes == {
         **{path: ["added", len(hub.files[path])] for path in added},
         "README.md": ["modified", len(CARD.format(version=1).encode()),
@@ -467,7 +471,7 @@ def test_pull_request_page_shows_the_files_it_changes_and_its_heads_variants(hub
     # The variant matrix is the PR head's: cu130 added, the universal variant's only file gone.
     variants = [tr.attrs["data-variant"] for tr in doc.by_id("variant-details").iter("tr")
                 if "data-variant" in tr.attrs]
-    assert variants == [CPU, CUDA, CU130]
+    assert variants == [STABLE, CPU, CUDA, CU130]
     assert doc.by_id("variants").text() == "Variants of refs/pr/1"
     # Events: the commit, then the comment, rendered safely.
     events = [li.attrs["class"] for li in doc.by_id("events").iter("li")]

@@ -31,19 +31,24 @@ void describe_name(VariantInfo& info) {
   }
   info.parsed = true;
   const std::string version = variant->framework_version.to_string();
+  info.framework_version = version;
   switch (variant->framework) {
     case variants::Framework::torch:
       info.framework = "torch " + version;
+      info.framework_rank = 0;
       break;
     case variants::Framework::torch_stable_abi:
       info.framework = "torch stable ABI " + version;
+      info.framework_rank = 1;
       info.stable_abi = true;
       break;
     case variants::Framework::tvm_ffi:
       info.framework = "tvm-ffi " + version;
+      info.framework_rank = 2;
       break;
     case variants::Framework::torch_noarch:
       info.framework = "torch (any)";
+      info.framework_rank = 3;
       break;
   }
   if (variant->is_arch()) {
@@ -152,20 +157,36 @@ std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
     return "<p class=\"muted\">This revision has no build variants (no <code>build/</code> "
            "folder).</p>\n";
   }
-  // Newest framework first is what a reader looks for; names sort oldest first, so reverse.
-  std::vector<std::string> rows;
+  // Rows by framework, the newest version first: what a reader looks for.
+  std::vector<const VariantInfo*> row_heads;
   std::vector<std::string> columns;
   std::map<std::pair<std::string, std::string>, std::vector<const VariantInfo*>> cells;
   for (const auto& variant : variants) {
-    if (std::find(rows.begin(), rows.end(), variant.framework) == rows.end()) {
-      rows.push_back(variant.framework);
+    if (std::none_of(row_heads.begin(), row_heads.end(), [&](const VariantInfo* head) {
+          return head->framework == variant.framework;
+        })) {
+      row_heads.push_back(&variant);
     }
     if (std::find(columns.begin(), columns.end(), variant.compute) == columns.end()) {
       columns.push_back(variant.compute);
     }
     cells[{variant.framework, variant.compute}].push_back(&variant);
   }
-  std::reverse(rows.begin(), rows.end());
+  std::sort(row_heads.begin(), row_heads.end(), [](const VariantInfo* a, const VariantInfo* b) {
+    if (a->framework_rank != b->framework_rank) {
+      return a->framework_rank < b->framework_rank;
+    }
+    const auto va = variants::ReleaseVersion::parse(a->framework_version);
+    const auto vb = variants::ReleaseVersion::parse(b->framework_version);
+    if (va && vb && *va != *vb) {
+      return *va > *vb;
+    }
+    return a->framework < b->framework;
+  });
+  std::vector<std::string> rows;
+  for (const VariantInfo* head : row_heads) {
+    rows.push_back(head->framework);
+  }
   std::sort(columns.begin(), columns.end());
 
   std::string html = "<table class=\"matrix\" id=\"variant-matrix\">\n<thead><tr><th>Framework</th>";

@@ -16,6 +16,9 @@ struct VariantInfo {
   std::string name;       // the folder name, verbatim
   bool parsed = false;    // the name is one the loader accepts
   std::string framework;  // "torch 2.15", "torch stable ABI 2.11", "tvm-ffi 0.1", "torch (any)"
+  // The matrix's row order: torch, stable ABI, tvm-ffi, noarch, unrecognised; newest first.
+  int framework_rank = 4;
+  std::string framework_version;  // "2.15"; empty for noarch
   std::string compute;    // "cpu", "cu126", "rocm71"; a noarch backend: "cuda", "universal"
   std::string backend;    // "cpu", "cuda", ...: the loader's backend name
   std::string platform;   // "x86_64-linux"; "any" for noarch

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/server/web/variant_matrix.hpp>
+
+#include <gtest/gtest.h>
+
+namespace kernelhub::server::web {
+
+namespace {
+
+VariantInfo variant(std::string name, std::string framework, int rank, std::string version,
+                    std::string compute) {
+  VariantInfo info;
+  info.name = std::move(name);
+  info.parsed = true;
+  info.framework = std::move(framework);
+  info.framework_rank = rank;
+  info.framework_version = std::move(version);
+  info.compute = std::move(compute);
+  info.platform = "x86_64-linux";
+  return info;
+}
+
+std::size_t at(const std::string& html, std::string_view text) { return html.find(text); }
+
+TEST(VariantMatrix, RowsGoNewestTorchFirstByNumberNotByText) {
+  const std::vector<VariantInfo> variants = {
+      variant("torch-stable-abi211-cu126-x86_64-linux", "torch stable ABI 2.11", 1, "2.11",
+              "cu126"),
+      variant("torch215-cxx11-cpu-x86_64-linux", "torch 2.15", 0, "2.15", "cpu"),
+      variant("torch29-cxx11-cpu-x86_64-linux", "torch 2.9", 0, "2.9", "cpu"),
+  };
+  const std::string html = render_variant_matrix(variants, "/kernels/o/k/tree/v1");
+  ASSERT_NE(at(html, ">torch 2.9<"), std::string::npos) << html;
+  EXPECT_LT(at(html, ">torch 2.15<"), at(html, ">torch 2.9<"));
+  EXPECT_LT(at(html, ">torch 2.9<"), at(html, ">torch stable ABI 2.11<"));
+  // Columns sorted by compute, each cell linking to its variant's folder.
+  EXPECT_LT(at(html, "<th scope=\"col\">cpu</th>"), at(html, "<th scope=\"col\">cu126</th>"));
+  EXPECT_NE(at(html, "href=\"/kernels/o/k/tree/v1/build/torch29-cxx11-cpu-x86_64-linux\""),
+            std::string::npos);
+}
+
+TEST(VariantMatrix, NamesAndMetadataAreEscaped) {
+  VariantInfo odd = variant("torch-<x>", "unrecognised", 4, "", "torch-<x>");
+  odd.archs = {"<9.0>"};
+  odd.metadata_error = "metadata.json is not a JSON object <b>";
+  const std::string html = render_variant_matrix({odd}, "/kernels/o/k/tree/v1");
+  EXPECT_EQ(html.find("<x>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<9.0>"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<b>"), std::string::npos) << html;
+  EXPECT_NE(html.find("build/torch-%3Cx%3E"), std::string::npos) << html;
+}
+
+TEST(VariantMatrix, NoVariantsSaysSo) {
+  EXPECT_NE(render_variant_matrix({}, "/x").find("no build variants"), std::string::npos);
+}
+
+}  // namespace
+
+}  // namespace kernelhub::server::web
