@@ -15,6 +15,8 @@ apt_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libboost1.81-dev wrk nginx-light
+  # tests/e2e/test_completions.py parses the zsh and runs the fish completion scripts
+  zsh fish
   libcmark-gfm-dev libcmark-gfm-extensions-dev chromium
 )
 

@@ -46,6 +46,8 @@ const std::array k_kernel_builder_commands = {
     Command{"fill-card", "render the kernel's CARD.md with its repo id, functions and layers",
             &declare_fill_card},
     Command{"test", "run the kernel's kernels_ci tests against a built variant", &declare_test},
+    Command{"completions", "print a bash, zsh or fish completion script for this program",
+            &declare_completions},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };
@@ -66,6 +68,8 @@ const std::array k_kernelhub_commands = {
     Command{"verify-signature", "check variants' Sigstore signatures, then their digests", &declare_verify_signature},
     Command{"benchmark", "time a kernel's benchmarks on this machine (JSON, charts, upload)",
             &declare_benchmark},
+    Command{"completions", "print a bash, zsh or fish completion script for this program",
+            &declare_completions},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,
             /*hidden=*/true},
 };
