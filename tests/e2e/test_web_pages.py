@@ -184,8 +184,10 @@ def hub(kernelhub_bin, tmp_path_factory):
 
         create(server, "kernel", "kh-web/secret-kernel", private=True)
         branch(server, "kernels/kh-web/secret-kernel", "v1", "main")
+        # A folder larger than a listing shows (private, so the crawl does not visit each).
+        many = {f"many/f{i:04}.txt": b"x" for i in range(1001)}
         put(server, "kernels/kh-web/secret-kernel", "v1", {
-            f"build/{CPU}/metadata.json": metadata("cpu")}, "Publish v1")
+            f"build/{CPU}/metadata.json": metadata("cpu"), **many}, "Publish v1")
         create(server, "model", "kh-hidden/hidden-model", private=True)
         create(server, "dataset", "kh-hidden/hidden-data", private=True)
         yield server
@@ -328,6 +330,10 @@ def test_kernel_page_draws_the_uploaded_benchmarks_as_svg(hub, browser):
 
 
 def test_a_hostile_card_runs_nothing_and_names_are_escaped(hub, browser):
+    # Pages forbid scripts outright, whatever their text: the second line of defence.
+    for path in (f"/kernels/{KERNEL}", "/kernels/kh-web/no-such-kernel"):
+        csp = http(hub, "GET", path)[1]["Content-Security-Policy"]
+        assert "default-src 'none'" in csp and "script-src" not in csp, csp
     doc = browser.load(f"{hub.url}/kernels/{KERNEL}")
     # The card's <script>, <img onerror> and javascript: link are gone, not run.
     assert doc.find_all("script") == []
@@ -560,6 +566,11 @@ def test_a_reader_with_a_token_sees_private_repositories(hub, token_browser):
     assert [r[0] for r in doc.by_id("version-list").rows()] == ["v1 shown"]
     models = token_browser.load(hub.url + "/models").by_id("repos").rows()
     assert "kh-hidden/hidden-model private" in [r[0] for r in models]
+    # A folder of 1001 files lists its first 1000 and says so.
+    many = token_browser.load(f"{hub.url}/kernels/kh-web/secret-kernel/tree/v1/many")
+    names = [tr.find("a").text() for tr in many.by_id("files").find_all("tr", class_="file")]
+    assert names == [f"f{i:04}.txt" for i in range(1000)]
+    assert many.by_id("truncated").text() == "Only the first 1000 of 1001 entries are shown."
 
 
 def test_screenshots_of_every_page_kind(hub, browser):

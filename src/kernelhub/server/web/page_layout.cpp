@@ -73,11 +73,24 @@ std::string page_html(const PageFrame& frame) {
       crumbs.empty() ? "" : fmt::format("<nav class=\"crumbs\">{}</nav>\n", crumbs), frame.body);
 }
 
+namespace {
+
+void set_page_headers(HttpResponse& response) {
+  response.content_type = "text/html; charset=utf-8";
+  response.set_header("Cache-Control", "no-store");
+  // Pages need no script, so none may run, even if some text escaped its escaping; images
+  // of cards may come from anywhere, styles only from the page itself.
+  response.set_header("Content-Security-Policy", std::string(k_content_security_policy));
+  response.set_header("X-Content-Type-Options", "nosniff");
+  response.set_header("Referrer-Policy", "same-origin");
+}
+
+}  // namespace
+
 HttpResponse html_response(std::string html, int status) {
   HttpResponse response;
   response.status = status;
-  response.content_type = "text/html; charset=utf-8";
-  response.set_header("Cache-Control", "no-store");
+  set_page_headers(response);
   response.body = std::move(html);
   return response;
 }
@@ -85,8 +98,7 @@ HttpResponse html_response(std::string html, int status) {
 HttpResponse error_page(const HubError& error) {
   HttpResponse response = error_response(error);
   const std::string title = error.status == 404 ? "Not found" : "Error";
-  response.content_type = "text/html; charset=utf-8";
-  response.set_header("Cache-Control", "no-store");
+  set_page_headers(response);
   response.body = page_html(
       {title, {}, fmt::format("<h1>{}</h1>\n<p class=\"error\">{}</p>\n<p><a href=\"/\">Back to "
                               "the kernels</a></p>\n",

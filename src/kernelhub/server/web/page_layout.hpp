@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,11 @@ struct PageFrame {
 };
 
 std::string page_html(const PageFrame& frame);
+
+// Sent with every page: no script, no plugin, no framing; styles inline only.
+inline constexpr std::string_view k_content_security_policy =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'";
 
 // A 200 (or `status`) text/html answer that no cache keeps: pages show private repositories
 // to readers with a token, and what a shared cache stored for one must not reach the next.

@@ -20,6 +20,9 @@ using Segments = std::span<const std::string>;
 // Files up to this size are shown inline on their page; larger ones only link to the bytes.
 constexpr std::uint64_t k_max_preview_bytes = std::uint64_t{512} << 10;
 constexpr std::size_t k_commits_per_page = 100;
+// A folder listing shows this many entries; a folder pushed with more stays browsable through
+// the API's paged tree listing.
+constexpr std::size_t k_max_folder_entries = 1000;
 
 std::string join(Segments parts) {
   std::string out;
@@ -165,11 +168,13 @@ HubExpected<HttpResponse> tree_page(handlers::Context& ctx, const RepoId& id,
   body += "<table id=\"files\"><thead><tr><th>Name</th><th>Size</th><th></th></tr></thead>\n"
           "<tbody>\n";
   // Folders first, as file browsers list them.
+  std::size_t shown = 0;
   for (const bool folders : {true, false}) {
     for (const auto& item : items) {
-      if (item.is_directory != folders) {
+      if (item.is_directory != folders || shown == k_max_folder_entries) {
         continue;
       }
+      ++shown;
       const std::string name = item.path.substr(item.path.rfind('/') + 1);
       const std::string encoded = url_path(item.path);
       if (item.is_directory) {
@@ -191,6 +196,11 @@ HubExpected<HttpResponse> tree_page(handlers::Context& ctx, const RepoId& id,
     body += "<tr><td colspan=\"3\" class=\"muted\">empty</td></tr>\n";
   }
   body += "</tbody></table>\n";
+  if (shown < items.size()) {
+    body += fmt::format("<p class=\"muted\" id=\"truncated\">Only the first {} of {} entries "
+                        "are shown.</p>\n",
+                        shown, items.size());
+  }
   if (path.empty()) {
     if (id.type == RepoType::kernel) {
       body += kernel_revision_html(view, at.commit, at.revision);
