@@ -14,7 +14,7 @@ apt_packages=(
   libcurl4-openssl-dev libssl-dev libelf-dev libgit2-dev pybind11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  libboost1.81-dev wrk nginx-light
+  libboost1.81-dev wrk nginx-light zlib1g-dev
   # tests/e2e/test_completions.py parses the zsh and runs the fish completion scripts
   zsh fish
   libcmark-gfm-dev libcmark-gfm-extensions-dev chromium

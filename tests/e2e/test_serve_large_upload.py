@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """A 100 MB file uploaded with huggingface_hub's upload_file to `kernelhub serve` (issue 15
 item 4): preupload answers "regular", so the file travels base64 in the commit's NDJSON; the
-server spools the body to disk and decodes it into a git blob piece by piece. The download
-is byte-identical, and the server's peak resident memory (VmHWM) grows by far less than the
-file: a memory bound, not a timing."""
+server spools the body to disk and decodes it into a git blob piece by piece, and sends it
+back inflated a block at a time. The download (whole and in ranges) is byte-identical, and
+the server's peak resident memory (VmHWM) grows by far less than the file over the upload and
+the download: a memory bound, not a timing."""
 import hashlib
 import os
 from pathlib import Path
 
 import pytest
 
-from serve_helpers import run_client
+from serve_helpers import http, run_client
 
 SIZE = 100 * 1024 * 1024
 # Well under the file's size: the body (133 MB of base64), the decoded bytes or the mapped
@@ -58,8 +59,20 @@ def test_100_mb_upload_file_streams_to_disk_and_downloads_identical(hub_server, 
                 h.update(block)
         print(json.dumps(h.hexdigest()))
     """)
+    # Ranges are cut from the inflated stream too: the start is read past, the end stops it.
+    content = big.read_bytes()
+    status, _, middle = http(hub_server, "GET", "/org/big/resolve/main/weights/big.bin",
+                             headers={"Range": "bytes=50000000-50000099"})
+    assert status == 206 and middle == content[50_000_000:50_000_100]
+    status, _, tail = http(hub_server, "GET", "/org/big/resolve/main/weights/big.bin",
+                           headers={"Range": "bytes=-1000"})
+    assert status == 206 and tail == content[-1000:]
+    after_download = peak_rss(hub_server.process.pid)
     growth = after_upload - before
-    print(f"server VmHWM growth during a {SIZE >> 20} MiB upload: {growth / 2**20:.1f} MiB")
+    total = after_download - before
+    print(f"server VmHWM growth for a {SIZE >> 20} MiB file: {growth / 2**20:.1f} MiB over the "
+          f"upload, {total / 2**20:.1f} MiB over the upload and the downloads")
     assert result["size"] == SIZE
     assert downloaded == digest
-    assert growth < MAX_GROWTH, f"peak RSS grew by {growth / 2**20:.1f} MiB"
+    assert growth < MAX_GROWTH, f"peak RSS grew by {growth / 2**20:.1f} MiB in the upload"
+    assert total < MAX_GROWTH, f"peak RSS grew by {total / 2**20:.1f} MiB with the downloads"

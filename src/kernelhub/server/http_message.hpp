@@ -44,6 +44,10 @@ struct HttpResponse {
   const char* stream_data = nullptr;
   std::uint64_t stream_size = 0;
   std::shared_ptr<const void> stream_owner;
+  // Or a body produced while it is sent (a large blob inflated a block at a time),
+  // `stream_size` bytes in all: each call fills up to `capacity` bytes of `out` and returns
+  // how many. Used instead of `stream_data` when set.
+  std::function<HubExpected<std::size_t>(char* out, std::size_t capacity)> stream_reader;
 
   void set_header(std::string name, std::string value);
 };

@@ -57,6 +57,8 @@ constexpr std::chrono::milliseconds k_settings_check_interval{1000};
 constexpr std::chrono::seconds k_linger_time{2};
 constexpr std::size_t k_linger_bytes = std::size_t{1} << 20;
 constexpr std::size_t k_read_chunk = 16 << 10;
+// A body made while it is sent goes out in blocks of this size.
+constexpr std::size_t k_write_block = std::size_t{256} << 10;
 // When accept() fails for want of descriptors, try again after this rather than spin.
 constexpr std::chrono::milliseconds k_accept_backoff{50};
 
@@ -413,12 +415,17 @@ class Session : public std::enable_shared_from_this<Session> {
       self->on_written(ec, keep_alive, body);
     };
     m_stream_owner = response.stream_owner;
-    if (m_is_head || (response.has_stream && response.stream_data == nullptr)) {
+    if (m_is_head ||
+        (response.has_stream && response.stream_data == nullptr && !response.stream_reader)) {
       auto out = std::make_shared<http::response<http::empty_body>>();
       fill_head(*out, response, keep_alive);
       out->content_length(size);
       m_answer = out;
       http::async_write(m_stream, *out, written);
+      return;
+    }
+    if (response.has_stream && response.stream_reader) {
+      answer_incrementally(std::move(response), keep_alive, body);
       return;
     }
     if (response.has_stream) {
@@ -436,6 +443,62 @@ class Session : public std::enable_shared_from_this<Session> {
     out->prepare_payload();
     m_answer = out;
     http::async_write(m_stream, *out, written);
+  }
+
+  // A body made while it is sent: the head, then one buffer at a time from the reader, so
+  // only k_write_block bytes of it are ever in memory. A reader that fails after the head
+  // went out can only end the connection: the client sees a short body.
+  struct IncrementalAnswer {
+    http::response<http::buffer_body> message;
+    std::optional<http::response_serializer<http::buffer_body>> serializer;
+    std::function<HubExpected<std::size_t>(char*, std::size_t)> reader;
+    std::vector<char> buffer;
+  };
+
+  void answer_incrementally(HttpResponse response, bool keep_alive, BodyState body) {
+    auto state = std::make_shared<IncrementalAnswer>();
+    fill_head(state->message, response, keep_alive);
+    state->message.content_length(response.stream_size);
+    state->message.body().data = nullptr;
+    state->message.body().more = true;
+    state->reader = std::move(response.stream_reader);
+    state->buffer.resize(k_write_block);
+    state->serializer.emplace(state->message);
+    m_answer = state;
+    http::async_write_header(
+        m_stream, *state->serializer,
+        [self = shared_from_this(), state, keep_alive, body](beast::error_code ec, std::size_t) {
+          if (ec) {
+            self->on_written(ec, keep_alive, body);
+            return;
+          }
+          self->write_next_block(state, keep_alive, body);
+        });
+  }
+
+  void write_next_block(const std::shared_ptr<IncrementalAnswer>& state, bool keep_alive,
+                        BodyState body) {
+    const auto n = state->reader(state->buffer.data(), state->buffer.size());
+    if (!n) {
+      on_written(beast::error_code(asio::error::broken_pipe), keep_alive, body);
+      return;
+    }
+    auto& chunk = state->message.body();
+    chunk.data = *n > 0 ? state->buffer.data() : nullptr;
+    chunk.size = *n;
+    chunk.more = *n > 0;
+    http::async_write(
+        m_stream, *state->serializer,
+        [self = shared_from_this(), state, keep_alive, body](beast::error_code ec, std::size_t) {
+          if (ec == http::error::need_buffer) {
+            ec = {};
+          }
+          if (ec || state->serializer->is_done()) {
+            self->on_written(ec, keep_alive, body);
+            return;
+          }
+          self->write_next_block(state, keep_alive, body);
+        });
   }
 
   void on_written(beast::error_code ec, bool keep_alive, BodyState body) {

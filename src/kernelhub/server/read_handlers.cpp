@@ -8,6 +8,7 @@
 
 #include <kernelhub/server/byte_range.hpp>
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 
 namespace kernelhub::server::handlers {
@@ -15,6 +16,9 @@ namespace kernelhub::server::handlers {
 namespace {
 
 using nlohmann::json;
+
+// Files above this are sent as they are inflated (when stored loose), not read whole first.
+constexpr std::uint64_t k_stream_blob_bytes = std::uint64_t{8} << 20;
 
 // The Hub pages tree listings at 1000 entries, 50 with expand=true.
 constexpr std::size_t k_tree_page = 1000;
@@ -175,7 +179,16 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   KH_HUB_TRY(check_repo_path(path));
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
   const bool is_head = ctx.request.method == "HEAD";
-  auto file = read_file(repo.git, sha, path, is_head ? Content::header : Content::bytes);
+  auto file = read_file(repo.git, sha, path, Content::header);
+  // A large loose blob is inflated while it is sent; anything else is read whole (libgit2
+  // keeps it in memory until the last byte is out).
+  std::shared_ptr<BlobReader> reader;
+  if (file && !is_head && file->size > k_stream_blob_bytes) {
+    reader = KH_HUB_TRY(open_loose_blob(repo.git.get(), file->oid));
+  }
+  if (file && !is_head && !reader) {
+    file = read_file(repo.git, sha, path, Content::bytes);
+  }
   if (!file) {
     // With the commit, the client records `.no_exist/<sha>/<path>` in its cache.
     HttpResponse response = error_response(file.error());
@@ -206,8 +219,27 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
                                                      range.offset + range.length - 1,
                                                      file->size));
   }
-  response.stream_data = file->data + range.offset;
   response.stream_size = range.length;
+  if (reader) {
+    // The range's start is reached by reading past the bytes before it, into the same buffer.
+    response.stream_reader = [reader, skip = range.offset, left = range.length](
+                                 char* out, std::size_t capacity) mutable -> HubExpected<std::size_t> {
+      while (skip > 0) {
+        const std::size_t n = KH_HUB_TRY(
+            reader->read(out, static_cast<std::size_t>(std::min<std::uint64_t>(capacity, skip))));
+        if (n == 0) {
+          return 0;
+        }
+        skip -= n;
+      }
+      const std::size_t n = KH_HUB_TRY(
+          reader->read(out, static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left))));
+      left -= n;
+      return n;
+    };
+    return response;
+  }
+  response.stream_data = file->data + range.offset;
   return response;
 }
 
