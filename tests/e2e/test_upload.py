@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from conftest import run
+from headless_browser import parse
+from serve_helpers import http
 from hub_cache_support import hub_env, last_json, run_python
 
 REPO = "org/relu"
@@ -92,6 +94,12 @@ def test_upload_then_download_is_byte_identical_and_again_is_no_change(
     assert report["status"] == "uploaded"
     assert report["repo_id"] == REPO and report["branch"] == "v1"
     assert report["url"].endswith("/kernels/org/relu/tree/v1")
+    # The URL it prints is the version's file page (issue 15: it answered "no route").
+    status, headers, page = http(hub_server, "GET", report["url"][len(hub_server.url):])
+    assert status == 200 and headers["Content-Type"].startswith("text/html"), page
+    files = parse(page.decode()).by_id("files")
+    assert sorted(tr.find("a").text() for tr in files.find_all("tr", class_="dir")) == \
+        ["benchmarks/", "build/"]
     assert {c["branch"] for c in report["commits"]} == {"main", "v1"}
     assert all(len(c["commit"]) == 40 for c in report["commits"])
 
