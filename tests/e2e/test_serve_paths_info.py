@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-"""huggingface_hub's get_paths_info and list_repo_tree(expand=True) against `kernelhub serve`
-(issue 15 item 4): the POST form it sends, the entries it builds, and lastCommit, the newest
-commit that changed each path."""
+"""huggingface_hub's get_paths_info, list_repo_tree(expand=True) and list_repo_commits against
+`kernelhub serve` (issue 15 item 4): the POST form it sends, the entries it builds, lastCommit
+(the newest commit that changed each path), and commit pages."""
 import hashlib
 import json
 
@@ -123,3 +123,30 @@ def test_paths_info_reads_without_a_token_and_hides_private_repos(hub_server, tm
     status, _, _ = http(hub_server, "POST", "/api/models/org/open/paths-info/main",
                         "paths=../x", headers=form)
     assert status == 400
+
+
+def test_list_repo_commits_pages_newest_first(hub_server, tmp_path):
+    # 54 commits and the repository's first: two pages of 50.
+    result = run_client(hub_server, tmp_path / "hf", """
+    import json
+    from huggingface_hub import HfApi, CommitOperationAdd as Add
+    api = HfApi()
+    api.create_repo("org/h")
+    made = [api.create_commit("org/h", [Add("n.txt", b"%d" % i)], commit_message=f"step {i}",
+                              commit_description="why" if i == 53 else None).oid
+            for i in range(54)]
+    listed = api.list_repo_commits("org/h")
+    at_old = api.list_repo_commits("org/h", revision=made[1])
+    print(json.dumps({"made": made, "ids": [c.commit_id for c in listed],
+                      "titles": [c.title for c in listed[:2]], "message": listed[0].message,
+                      "authors": listed[0].authors, "date": listed[0].created_at.year,
+                      "old": [c.commit_id for c in at_old]}))
+    """)
+    made = result["made"]
+    assert result["ids"][:54] == made[::-1]
+    assert len(result["ids"]) == 55 == len(set(result["ids"]))
+    assert result["titles"] == ["step 53", "step 52"]
+    assert result["message"] == "step 53\n\nwhy"
+    assert result["authors"] == ["kernelhub"]
+    assert result["date"] >= 2024
+    assert result["old"][:2] == [made[1], made[0]] and len(result["old"]) == 3

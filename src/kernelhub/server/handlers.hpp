@@ -32,6 +32,9 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
                                     const std::string& path);
 HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
                                        const std::string& revision, const std::string& path);
+// list_repo_commits (commit_listing.cpp): 50 a page, `Link` to the next.
+HubExpected<HttpResponse> repo_commits(Context& ctx, const RepoId& id,
+                                       const std::string& revision);
 // paths-info (path_details.cpp): a POST, but a read (no token needed for public repos).
 HubExpected<HttpResponse> paths_info(Context& ctx, const RepoId& id, const std::string& revision);
 // Tree entries as JSON; with `expand`, each gets lastCommit and files securityFileStatus.

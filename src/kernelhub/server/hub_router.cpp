@@ -77,6 +77,9 @@ HubExpected<HttpResponse> route_repo_api(handlers::Context& ctx, RepoType type,
     return is_read(request) ? handlers::repo_tree(ctx, id, args[0], join(args.subspan(1)))
                             : wrong_method(request);
   }
+  if (action == "commits" && !args.empty()) {
+    return is_read(request) ? handlers::repo_commits(ctx, id, joined) : wrong_method(request);
+  }
   if (action == "discussions") {
     return handlers::discussions(ctx, id, args);
   }

@@ -56,9 +56,11 @@ HubExpected<std::vector<CommitLogEntry>> list_commits(git_repository* repo,
     const git::Commit commit(raw_commit);
     const char* summary = git_commit_summary(commit.get());
     const git_signature* author = git_commit_author(commit.get());
+    const char* body = git_commit_body(commit.get());
     entries.push_back({git::to_hex(oid), static_cast<std::int64_t>(git_commit_time(commit.get())),
                        summary != nullptr ? summary : "",
-                       author != nullptr && author->name != nullptr ? author->name : ""});
+                       author != nullptr && author->name != nullptr ? author->name : "",
+                       body != nullptr ? body : ""});
   }
   return entries;
 }

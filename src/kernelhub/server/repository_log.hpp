@@ -19,6 +19,7 @@ struct CommitLogEntry {
   std::int64_t time = 0;  // seconds since the epoch
   std::string title;
   std::string author;
+  std::string body;  // the message after the title line (git_commit_body), often empty
 };
 
 // The commits reachable from `sha` (a full commit id), newest first by commit time, at most
