@@ -252,7 +252,7 @@ def kernel_dir(folder, marker):
 
 LOAD_MARKER = """
     import json, kernelhub
-    k = kernelhub.get_kernel("org/pk", version=1, backend="cpu", trust_remote_code=True)
+    k = kernelhub.get_kernel("org/pk", {where}, backend="cpu", trust_remote_code=True)
     print(json.dumps(k.VERSION_MARKER))
 """
 
@@ -273,13 +273,17 @@ def test_kernel_builder_create_pr_then_merge_serves_the_new_build(kernel_builder
     assert f"Pull request created: {pr_url}" in opened.stdout
     assert pr_url.startswith(f"{hub_server.url}/kernels/org/pk/discussions/")
 
-    def load_marker(cache):
-        loaded = run_python(LOAD_MARKER, hub_env(hub_server.url, tmp_path / cache), check=False)
+    def load_marker(cache, where="version=1"):
+        loaded = run_python(LOAD_MARKER.format(where=where),
+                            hub_env(hub_server.url, tmp_path / cache), check=False)
         assert loaded.returncode == 0, loaded.stderr
         return last_json(loaded)
 
-    # Until the PR is merged, version 1 is still the first upload.
+    # Until the PR is merged, version 1 is still the first upload; the PR's build can be
+    # loaded for review by its ref.
     assert load_marker("cache-before") == 1
+    pr_ref = "refs/pr/" + pr_url.rsplit("/", 1)[1]
+    assert load_marker("cache-review", f"revision={pr_ref!r}") == 2
     merged = last_json(run_python(f"""
         import json
         from huggingface_hub import HfApi, constants
