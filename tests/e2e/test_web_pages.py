@@ -380,8 +380,18 @@ def test_the_tree_url_upload_prints_lists_files_with_sizes_and_downloads(hub, br
     crumbs = [a.text() for a in inner.by_id("path").iter("a")]
     assert crumbs == ["v1", "build", CPU]
 
+    # A Markdown file reads rendered, its source a click away, its links relative to it.
+    card = browser.load(f"{hub.url}/kernels/{KERNEL}/blob/v1/README.md")
+    assert card.by_id("file-markdown").find("h1").text() == "relu, version 1"
+    assert card.by_id("file-text").text() == CARD.format(version=1)
+    assert card.find("details").find("summary").text() == "Source"
+    script = next(a for a in card.by_id("file-markdown").iter("a")
+                  if a.text() == "the benchmark script")
+    assert script.attrs["href"] == f"/kernels/{KERNEL}/blob/v1/benchmarks/benchmark.py"
+
     blob = browser.load(f"{hub.url}/kernels/{KERNEL}/blob/v1/build/{CPU}/metadata.json")
     assert json.loads(blob.by_id("file-text").text()) == json.loads(metadata("cpu"))
+    assert blob.by_id("file-markdown") is None
     assert blob.by_id("download").attrs["href"] == \
         f"/kernels/{KERNEL}/resolve/v1/build/{CPU}/metadata.json"
 

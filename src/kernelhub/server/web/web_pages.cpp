@@ -8,6 +8,7 @@
 #include <kernelhub/server/web/discussion_pages.hpp>
 #include <kernelhub/server/web/file_changes.hpp>
 #include <kernelhub/server/web/html.hpp>
+#include <kernelhub/server/web/markdown.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
 #include <kernelhub/server/web/repo_view.hpp>
 
@@ -232,9 +233,25 @@ HubExpected<HttpResponse> blob_page(handlers::Context& ctx, const RepoId& id,
     const FileContent file =
         KH_HUB_TRY(read_file(view.repo.git, at.commit, path, Content::bytes));
     const std::string_view bytes(file.data, file.size);
-    body += is_text(bytes) ? fmt::format("<pre id=\"file-text\"><code>{}</code></pre>\n",
-                                         escape(bytes))
-                           : "<p class=\"muted\">Binary file: not shown.</p>\n";
+    const std::string source =
+        fmt::format("<pre id=\"file-text\"><code>{}</code></pre>\n", escape(bytes));
+    if (!is_text(bytes)) {
+      body += "<p class=\"muted\">Binary file: not shown.</p>\n";
+    } else if (path.ends_with(".md")) {
+      // Markdown reads rendered, as a card does, with its links relative to its own folder;
+      // the source stays one click away without a script.
+      const std::size_t slash = path.rfind('/');
+      const std::string folder =
+          slash == std::string::npos ? "" : "/" + url_path(path.substr(0, slash));
+      const std::string rev = url_part(at.revision);
+      const LinkBases bases{fmt::format("{}/blob/{}{}", view.base, rev, folder),
+                            fmt::format("{}/resolve/{}{}", view.base, rev, folder)};
+      body += "<article class=\"card\" id=\"file-markdown\">\n" +
+              render_markdown(bytes, bases) + "</article>\n<details><summary>Source</summary>\n" +
+              source + "</details>\n";
+    } else {
+      body += source;
+    }
   }
   const std::string title = fmt::format("{} · {} at {}", id.id(), path,
                                         revision_label(at.revision));
