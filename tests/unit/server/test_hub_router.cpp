@@ -405,6 +405,53 @@ TEST_F(HubRouterTest, AdmitDecidesFromTheHeadAlone) {
   const auto yaml = m_router.admit(head("POST", "/api/validate-yaml", false));
   ASSERT_TRUE(yaml);
   EXPECT_LE(yaml->limit, 256u << 10);
+  // paths-info is a read sent as a POST: no token, a small body in memory.
+  const auto paths = m_router.admit(head("POST", "/api/kernels/org/k/paths-info/main", false));
+  ASSERT_TRUE(paths);
+  EXPECT_EQ(paths->storage, HubRouter::BodyPlan::Storage::memory);
+  EXPECT_LE(paths->limit, 1u << 20);
+  // Discussion writes are writes.
+  const auto talk = m_router.admit(head("POST", "/api/kernels/org/k/discussions", false));
+  ASSERT_FALSE(talk);
+  EXPECT_EQ(talk.error().status, 401);
+  EXPECT_FALSE(m_router.admit(head("POST", "/api/kernels/org/k/discussions/1/merge", false)));
+}
+
+TEST_F(HubRouterTest, CreatePrCommitOpensARefThatMergesIntoItsBranch) {
+  create_kernel();
+  ASSERT_EQ(commit_file("main", "a.txt", "YQ==").status, 200);
+  const std::string body = R"({"key": "header", "value": {"summary": "add b"}})"
+                           "\n"
+                           R"({"key": "file", "value": {"path": "b.txt", "content": "Yg=="}})"
+                           "\n";
+  // Before issue 15 this was a 400 "pull requests are not supported".
+  const auto opened = send("POST", "/api/kernels/org/k/commit/main?create_pr=1", body);
+  ASSERT_EQ(opened.status, 200) << opened.body;
+  const json answer = json::parse(opened.body);
+  EXPECT_EQ(answer["pullRequestUrl"], "http://127.0.0.1:9/kernels/org/k/discussions/1");
+  const auto on_pr = send("GET", "/kernels/org/k/resolve/refs%2Fpr%2F1/b.txt");
+  ASSERT_EQ(on_pr.status, 200);
+  EXPECT_EQ(streamed(on_pr), "b");
+  EXPECT_EQ(header(on_pr, "X-Repo-Commit"), answer["commitOid"]);
+  EXPECT_EQ(send("GET", "/kernels/org/k/resolve/main/b.txt").status, 404);
+  const json listed = json::parse(send("GET", "/api/kernels/org/k/discussions", "", false).body);
+  EXPECT_EQ(listed["count"], 1);
+  EXPECT_EQ(listed["discussions"][0]["isPullRequest"], true);
+  EXPECT_EQ(listed["discussions"][0]["repo"], json({{"name", "org/k"}, {"type", "kernel"}}));
+  // Merging needs the token; with it, main gets the file.
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/discussions/1/merge", "", false).status, 401);
+  const auto merged = send("POST", "/api/kernels/org/k/discussions/1/merge", "");
+  ASSERT_EQ(merged.status, 200) << merged.body;
+  const auto on_main = send("GET", "/kernels/org/k/resolve/main/b.txt");
+  ASSERT_EQ(on_main.status, 200);
+  EXPECT_EQ(streamed(on_main), "b");
+  const json details = json::parse(send("GET", "/api/kernels/org/k/discussions/1").body);
+  EXPECT_EQ(details["status"], "merged");
+  EXPECT_EQ(details["changes"]["base"], "refs/heads/main");
+  EXPECT_EQ(details["changes"]["mergeCommitId"], header(on_main, "X-Repo-Commit"));
+  // A merged PR takes no more commits; a PR that does not exist is no revision.
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/commit/refs%2Fpr%2F1", body).status, 400);
+  EXPECT_EQ(send("POST", "/api/kernels/org/k/commit/refs%2Fpr%2F9", body).status, 404);
 }
 
 }  // namespace kernelhub::server
