@@ -10,6 +10,7 @@
 
 #include <kernelhub/metadata/digest.hpp>
 
+#include <kernelhub/builder/build_manifest.hpp>
 #include <kernelhub/builder/step.hpp>
 
 namespace kernelhub::builder {
@@ -49,7 +50,8 @@ util::Expected<void> copy_into(const fs::path& from, const fs::path& to) {
   return {};
 }
 
-util::Expected<void> fill_variant(const VariantContents& contents, const fs::path& dir) {
+// Fills `dir` and returns what it wrote, for build_manifest's record.
+util::Expected<BuiltFiles> fill_variant(const VariantContents& contents, const fs::path& dir) {
   for (const auto& relative : package_files(contents.package_dir, contents)) {
     KH_STEP(copy_into(contents.package_dir / relative, dir / relative));
   }
@@ -60,7 +62,7 @@ util::Expected<void> fill_variant(const VariantContents& contents, const fs::pat
   auto meta = contents.metadata;
   meta.digest = KH_TRY(metadata::hash_variant(metadata::DigestAlgorithm::sha256, dir));
   KH_STEP(metadata::write_metadata_file(dir / "metadata.json", meta));
-  return {};
+  return BuiltFiles{*meta.digest, metadata::to_json(meta)};
 }
 
 }  // namespace
@@ -95,7 +97,8 @@ util::Expected<fs::path> assemble_variant(const VariantContents& contents,
   if (error) {
     return util::fail(fmt::format("cannot create \"{}\": {}", staging.string(), error.message()));
   }
-  if (auto filled = fill_variant(contents, staging); !filled) {
+  auto filled = fill_variant(contents, staging);
+  if (!filled) {
     fs::remove_all(staging, error);
     return tl::unexpected(filled.error());
   }
@@ -113,6 +116,9 @@ util::Expected<fs::path> assemble_variant(const VariantContents& contents,
                                   error.message()));
   }
   fs::remove_all(retired, error);
+  // Without the record `clean` keeps the variant: nothing is lost but the clean-up, so a
+  // build does not fail on it.
+  (void)write_built_files(build_dir, variant_name, *filled);
   return target;
 }
 

@@ -34,5 +34,6 @@ void declare_verify_signature(CLI::App& app, RunState& state);
 void declare_fill_card(CLI::App& app, RunState& state);
 void declare_test(CLI::App& app, RunState& state);
 void declare_completions(CLI::App& app, RunState& state);
+void declare_clean(CLI::App& app, RunState& state);
 
 }  // namespace kernelhub::cli::commands

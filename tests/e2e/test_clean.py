@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: Apache-2.0
+"""`kernel-builder clean` (issue 13 item 13): removes what `build` wrote into build/ (its
+variants' files, build/.kernelhub with the generated CMake projects and build trees), proven
+by the records the build keeps; a file an author added or changed, and the sources, survive."""
+import json
+import shutil
+
+from conftest import REPO_ROOT, VENV_BIN, run
+from test_build_variant import noarch_kernel
+
+PYTHON = VENV_BIN / "python"
+
+
+def build(kernel_builder, kernel, *extra):
+    run([kernel_builder, "build", kernel, "--python", PYTHON, *extra], check=True)
+
+
+def clean(kernel_builder, kernel, *extra):
+    result = run([kernel_builder, "clean", kernel, "--json", *extra], check=True)
+    return json.loads(result.stdout)
+
+
+def test_clean_removes_built_variants_and_keeps_hand_written_files(kernel_builder, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    build(kernel_builder, kernel, "--skip-checks")
+    notes = kernel / "build" / "NOTES.md"
+    notes.write_text("my notes\n")
+    extra = kernel / "build" / "torch-cpu" / "benchmarks" / "mine.py"
+    extra.parent.mkdir()
+    extra.write_text("print('mine')\n")
+
+    preview = clean(kernel_builder, kernel, "--dry-run")
+    assert preview["dry_run"] is True
+    assert str(kernel / "build" / "torch-cuda" / "__init__.py") in preview["removed"]
+    assert str(kernel / "build" / ".kernelhub") + "/" in preview["removed"]
+    kept = {entry["path"]: entry["reason"] for entry in preview["kept"]}
+    assert kept[str(notes)] == "kernel-builder has no record of writing it"
+    assert kept[str(extra)] == "not written by kernel-builder"
+    assert (kernel / "build" / "torch-cuda" / "__init__.py").exists()  # a dry run removes nothing
+
+    done = clean(kernel_builder, kernel)
+    assert done["removed"] == preview["removed"]
+    assert not (kernel / "build" / "torch-cuda").exists()
+    assert not (kernel / "build" / ".kernelhub").exists()
+    assert not (kernel / "build" / "torch-cpu" / "metadata.json").exists()
+    assert notes.read_text() == "my notes\n" and extra.read_text() == "print('mine')\n"
+    assert (kernel / "build.toml").exists()
+    assert (kernel / "torch-ext" / "pick" / "__init__.py").read_text() == "import torch\n"
+
+
+def test_a_file_changed_after_the_build_is_kept(kernel_builder, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    build(kernel_builder, kernel, "--skip-checks")
+    changed = kernel / "build" / "torch-cpu" / "__init__.py"
+    changed.write_text("import torch  # edited by hand\n")
+    done = clean(kernel_builder, kernel)
+    kept = {entry["path"]: entry["reason"] for entry in done["kept"]}
+    assert kept[str(changed)] == "changed since kernel-builder built it"
+    assert changed.read_text() == "import torch  # edited by hand\n"
+    assert not (kernel / "build" / "torch-cuda").exists()
+
+
+def test_without_the_builders_records_nothing_is_removed(kernel_builder, tmp_path):
+    """A build/ the builder has no tag in (an older builder's, another tool's) is left whole."""
+    kernel = noarch_kernel(tmp_path)
+    build(kernel_builder, kernel, "--skip-checks")
+    (kernel / "build" / ".kernelhub" / "CACHEDIR.TAG").unlink()
+    before = sorted(p.relative_to(kernel) for p in kernel.rglob("*"))
+    done = clean(kernel_builder, kernel)
+    assert done["removed"] == []
+    assert sorted(p.relative_to(kernel) for p in kernel.rglob("*")) == before
+    text = run([kernel_builder, "clean", kernel], check=True).stdout
+    assert "nothing to clean" in text
+
+
+def test_clean_removes_the_generated_cmake_project_of_an_arch_build(kernel_builder, tmp_path):
+    kernel = tmp_path / "relu"
+    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel,
+                    ignore=shutil.ignore_patterns("build"))
+    sources = sorted(p.relative_to(kernel) for p in kernel.rglob("*"))
+    build(kernel_builder, kernel)  # checks on: the load check imports the variant (__pycache__)
+    work = list((kernel / "build" / ".kernelhub").glob("*/cmake"))
+    assert work, "the build keeps its CMake build tree under build/.kernelhub"
+    clean(kernel_builder, kernel)
+    assert not (kernel / "build").exists()
+    assert sorted(p.relative_to(kernel) for p in kernel.rglob("*")) == sources
