@@ -2,6 +2,7 @@
 #include <kernelhub/server/discussion_store.hpp>
 
 #include <ctime>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -36,6 +37,43 @@ std::string escape_html(std::string_view text) {
     }
   }
   return out;
+}
+
+// What every reader of the list relies on, checked once at load: the handlers and pages read
+// these members without checking each (a const json's operator[] on a missing key is
+// undefined), so a hand-edited or truncated file must be refused here, not crash a reader.
+std::optional<std::string> shape_error(const json& discussion) {
+  if (!discussion.is_object()) {
+    return "is not an object";
+  }
+  const auto num = discussion.find("num");
+  if (num == discussion.end() || !num->is_number_integer() || num->get<long>() <= 0) {
+    return "has no positive integer \"num\"";
+  }
+  for (const char* key : {"title", "status", "createdAt", "base", "mergeCommitId"}) {
+    if (const auto it = discussion.find(key); it != discussion.end() && !it->is_string()) {
+      return fmt::format("has a \"{}\" that is not a string", key);
+    }
+  }
+  if (const auto it = discussion.find("isPullRequest");
+      it != discussion.end() && !it->is_boolean()) {
+    return "has an \"isPullRequest\" that is not a boolean";
+  }
+  const auto author = discussion.find("author");
+  if (author == discussion.end() || !author->is_object()) {
+    return "has no \"author\" object";
+  }
+  const auto events = discussion.find("events");
+  if (events == discussion.end() || !events->is_array()) {
+    return "has no \"events\" list";
+  }
+  for (const auto& event : *events) {
+    const auto data = event.is_object() ? event.find("data") : event.end();
+    if (!event.is_object() || (data != event.end() && !data->is_object())) {
+      return "has an event that is not an object with a \"data\" object";
+    }
+  }
+  return std::nullopt;
 }
 
 json author_of(std::string_view name) { return {{"name", name}, {"type", "user"}}; }
@@ -82,6 +120,14 @@ HubExpected<json> DiscussionStore::load() const {
   if (!all.is_object() || !all.contains("discussions") || !all["discussions"].is_array()) {
     return hub_fail(500, "", fmt::format("\"{}\" is damaged: expected {{\"discussions\": [...]}}",
                                          m_path.string()));
+  }
+  std::size_t index = 0;
+  for (const auto& discussion : all["discussions"]) {
+    if (const auto problem = shape_error(discussion)) {
+      return hub_fail(500, "", fmt::format("\"{}\" is damaged: entry {} of \"discussions\" {}",
+                                           m_path.string(), index + 1, *problem));
+    }
+    ++index;
   }
   return all;
 }

@@ -50,6 +50,18 @@ TEST(DiscussionStore, ADamagedFileIsAServerErrorNamingIt) {
   EXPECT_NE(loaded.error().message.find("discussions.json"), std::string::npos);
 }
 
+TEST(DiscussionStore, AnEntryReadersCannotUseIsRefusedAtLoad) {
+  fs::create_directory("repo.git");
+  // Readers index "events" and "author" unchecked: an entry without them must not load.
+  std::ofstream("repo.git/discussions.json")
+      << R"({"discussions": [{"num": 1, "author": {}, "events": []}, {"num": 2, "author": {}}]})";
+  const auto loaded = DiscussionStore("repo.git").load();
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().status, 500);
+  EXPECT_NE(loaded.error().message.find("entry 2"), std::string::npos) << loaded.error().message;
+  EXPECT_NE(loaded.error().message.find("\"events\""), std::string::npos);
+}
+
 TEST(DiscussionEvents, HaveTheFieldsHuggingfaceHubReads) {
   json comment = comment_event("a <b> & \"c\"", "kernelhub");
   const std::string id = comment["id"];
