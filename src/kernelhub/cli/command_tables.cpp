@@ -22,7 +22,9 @@ const std::array k_kernel_builder_commands = {
     Command{"check-builds",
             "say which variants of the compliance matrix build/ lacks or has unexpectedly",
             &declare_check_builds},
-    Command{"create-project", "write the CMake project that builds the kernel (for IDEs)",
+    Command{"create-project",
+            "write the kernel's CMake project and its pyproject.toml/setup.py (IDEs, pip "
+            "install -e)",
             &declare_create_project},
     Command{"build", "build the kernel's variants this machine can build into build/",
             &declare_build},

@@ -186,6 +186,32 @@ std::string cmake_quote(std::string_view text) {
   return out;
 }
 
+util::Expected<void> add_python_packaging(FileSet& project, const config::BuildConfig& config,
+                                          const fs::path& kernel_dir, std::string_view unique_id,
+                                          types::Backend backend) {
+  const auto python_name = config.general.name.python_name();
+  const auto& files = project.files();
+  const bool native = std::any_of(files.begin(), files.end(), [](const GeneratedFile& file) {
+    return file.path == "CMakeLists.txt";
+  });
+  // Python string literals: JSON's escapes are Python's for these.
+  const auto literal = [](std::string_view text) { return nlohmann::json(text).dump(); };
+  nlohmann::json context;
+  context["kernel_name"] = config.general.name.str();
+  context["python_name"] = python_name;
+  context["python_name_literal"] = literal(python_name);
+  context["distribution_name"] = literal(config.general.name.str());
+  context["version"] = config.general.version;
+  context["kernel_package_literal"] =
+      literal((kernel_dir / "torch-ext" / python_name).lexically_normal().string());
+  context["ops_name_literal"] =
+      literal(native ? KH_TRY(metadata::checked_kernel_id(config.general.name, backend, unique_id))
+                     : std::string());
+  KH_STEP(project.add("pyproject.toml", KH_TRY(render_project_template("pyproject.toml", context))));
+  KH_STEP(project.add("setup.py", KH_TRY(render_project_template("setup.py", context))));
+  return {};
+}
+
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const fs::path& kernel_dir, std::string_view unique_id,
                                        types::Backend backend, const CudaProjectOptions* cuda) {

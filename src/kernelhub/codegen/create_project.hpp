@@ -50,6 +50,15 @@ util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        types::Backend backend = types::Backend::cpu,
                                        const CudaProjectOptions* cuda = nullptr);
 
+// Adds pyproject.toml and setup.py to a [torch] or [torch-noarch] project made by
+// create_project, so `pip install --no-build-isolation -e <project>` gives an editable install
+// of the kernel's package (what the reference's create-pyproject is for): setup.py links the
+// kernel's package files from `kernel_dir` beside the generated _ops.py and, when `project` has
+// a CMakeLists.txt, builds it and installs the module `_<python name>_<backend>_<unique_id>`.
+util::Expected<void> add_python_packaging(FileSet& project, const config::BuildConfig& config,
+                                          const std::filesystem::path& kernel_dir,
+                                          std::string_view unique_id, types::Backend backend);
+
 // The TORCH_TARGET_VERSION value torch's headers expect for a stable-ABI version
 // (torch/csrc/stable/version.h): major in the top byte, minor in the next, the other six
 // bytes zero, as a hex literal: 2.11 -> "0x020b000000000000".

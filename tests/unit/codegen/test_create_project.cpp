@@ -171,5 +171,38 @@ TEST(CreateProject, QuotesPathsForCMake) {
       contains(content(*files, "CMakeLists.txt"), "\"/my dir/\\$relu/relu_cpu/relu.cpp\""));
 }
 
+TEST(PythonPackaging, NamesTheCompiledModuleAndTheKernelsPackage) {
+  const auto config = parse_config(k_relu);
+  auto files = create_project(config, "/src/relu-op", "u1", types::Backend::cpu);
+  ASSERT_TRUE(files.has_value());
+  ASSERT_TRUE(add_python_packaging(*files, config, "/src/relu-op", "u1", types::Backend::cpu));
+  const auto& setup = content(*files, "setup.py");
+  EXPECT_NE(setup.find("PACKAGE = \"relu_op\"\n"), std::string::npos) << setup;
+  EXPECT_NE(setup.find("KERNEL_PACKAGE = Path(\"/src/relu-op/torch-ext/relu_op\")\n"),
+            std::string::npos)
+      << setup;
+  EXPECT_NE(setup.find("OPS_NAME = \"_relu_op_cpu_u1\"\n"), std::string::npos) << setup;
+  const auto& pyproject = content(*files, "pyproject.toml");
+  EXPECT_NE(pyproject.find("name = \"relu-op\"\nversion = \"1\"\n"), std::string::npos)
+      << pyproject;
+}
+
+TEST(PythonPackaging, ANoarchProjectCompilesNothing) {
+  const auto config = parse_config(R"([general]
+name = "pick"
+version = 3
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu"]
+
+[torch-noarch]
+)");
+  auto files = create_project(config, "/src/pick", "u1", types::Backend::cpu);
+  ASSERT_TRUE(files.has_value());
+  ASSERT_TRUE(add_python_packaging(*files, config, "/src/pick", "u1", types::Backend::cpu));
+  EXPECT_NE(content(*files, "setup.py").find("OPS_NAME = \"\"\n"), std::string::npos);
+  EXPECT_NE(content(*files, "pyproject.toml").find("version = \"3\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kernelhub::codegen

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kernel-builder create-project [DIR] [--target PATH] [--backend B] [--unique-id ID]
 // [--force] [--json]`: writes the generated build project of the kernel in DIR (default
-// target DIR/build/project), for IDEs (compile_commands.json) and hand-driven CMake builds.
+// target DIR/build/project), for IDEs (compile_commands.json), hand-driven CMake builds and,
+// through its pyproject.toml and setup.py, `pip install -e` (a [torch] or noarch kernel).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -59,12 +60,19 @@ void run_create_project(const CreateProjectOptions& options) {
   }
   const auto unique = metadata::unique_id(source);
   // [tvm-ffi] kernels get the tvm-ffi project (the builder renders it from the same templates).
-  const auto files =
-      std::holds_alternative<config::TvmFfi>(loaded->config.framework)
-          ? builder::tvm_ffi_project(loaded->config, kernel_dir, unique, *backend)
-          : codegen::create_project(loaded->config, kernel_dir, unique, *backend);
+  const bool tvm_ffi = std::holds_alternative<config::TvmFfi>(loaded->config.framework);
+  auto files = tvm_ffi ? builder::tvm_ffi_project(loaded->config, kernel_dir, unique, *backend)
+                       : codegen::create_project(loaded->config, kernel_dir, unique, *backend);
   if (!files) {
     throw util::FatalError(files.error().message);
+  }
+  // pyproject.toml and setup.py: `pip install -e` of the project is an editable dev install.
+  if (!tvm_ffi) {
+    if (auto added = codegen::add_python_packaging(*files, loaded->config, kernel_dir, unique,
+                                                   *backend);
+        !added) {
+      throw util::FatalError(added.error().message);
+    }
   }
   const auto target =
       options.target.empty() ? kernel_dir / "build" / "project" : fs::absolute(options.target);
