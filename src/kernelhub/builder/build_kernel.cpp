@@ -55,7 +55,7 @@ util::Expected<fs::path> find_python(const std::string& python, CommandRunner& r
 
 util::Expected<HostTools> detect_host(const config::BuildConfig& config,
                                       const BuildOptions& options, CommandRunner& runner,
-                                      fs::path& python) {
+                                      fs::path& python, std::optional<std::string>& fingerprint) {
   HostTools host;
   host.os = k_host_os;
   if (has_backend(config, types::Backend::cuda) &&
@@ -80,7 +80,11 @@ util::Expected<HostTools> detect_host(const config::BuildConfig& config,
     return host;
   }
   python = KH_TRY(find_python(options.python, runner));
-  const auto probe = cached_probe(python, torch_probe_script(), runner, options.probe_cache);
+  if (options.probe_cache) {
+    fingerprint = modules_fingerprint(python, {"torch", "kernels"}, runner);
+  }
+  const auto probe =
+      cached_probe(python, torch_probe_script(), runner, options.probe_cache, fingerprint);
   if (!probe) {
     return util::fail(fmt::format("\"{}\" cannot import torch; install it with `{} -m pip install "
                                   "torch` or pass --python PATH",
@@ -169,10 +173,22 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     const auto torch_dir = fs::path(context.torch->cmake_prefix_path).parent_path().parent_path();
     commands.front().argv.push_back("-DTORCH_PACKAGE_DIR=" + torch_dir.string());
   }
+  if (context.torch && !context.torch->python_include.empty()) {
+    // Python.h's folder from the same probe: the project then skips FindPython.
+    commands.front().argv.push_back("-DKERNELHUB_PYTHON_INCLUDE_DIR=" +
+                                    context.torch->python_include);
+  }
+  if (context.options.probe_cache) {
+    // Beside the probes: the project keeps its private libstdc++ archive there, one per
+    // compiler and binutils, instead of extracting it again for every kernel.
+    commands.front().argv.push_back(
+        "-DKERNELHUB_STDCXX_CACHE=" + (context.options.probe_cache->parent_path() / "stdcxx").string());
+  }
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
+  watch_for_work(commands, planned.backend, context.kernel_dir, context.options.on_compile);
   // One header per variant: the tools' own output is shown only when they fail (or with -v).
   std::fprintf(stderr, "kernel-builder: building %s\n", planned.name.c_str());
   for (const auto& command : commands) {
@@ -228,7 +244,7 @@ util::Expected<std::vector<TorchTarget>> torch_targets(const config::BuildConfig
   std::vector<TorchTarget> targets;
   if (options.torch_versions.empty() || !needs_torch(config)) {
     TorchTarget target;
-    target.host = KH_TRY(detect_host(config, options, runner, target.python));
+    target.host = KH_TRY(detect_host(config, options, runner, target.python, target.fingerprint));
     targets.push_back(std::move(target));
     return targets;
   }
@@ -238,7 +254,8 @@ util::Expected<std::vector<TorchTarget>> torch_targets(const config::BuildConfig
     auto env_options = options;
     env_options.python = KH_TRY(ensure_torch_env(root, version, base_python, runner)).string();
     TorchTarget target;
-    target.host = KH_TRY(detect_host(config, env_options, runner, target.python));
+    target.host =
+        KH_TRY(detect_host(config, env_options, runner, target.python, target.fingerprint));
     targets.push_back(std::move(target));
   }
   return targets;
@@ -295,7 +312,11 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                                   describe_skips(full_plan.skipped)));
   }
   const auto plan = KH_TRY(select_variants(full_plan, options.variants));
-  BuildResult result{context.unique_id, {}, plan.skipped};
+  BuildResult result{context.unique_id, {}, plan.skipped, {}, {}};
+  if (options.torch_versions.empty() && targets.size() == 1) {
+    result.torch = targets.front().host.torch;
+    result.python_fingerprint = targets.front().fingerprint;
+  }
   for (const auto& [planned, target] : plan.variants) {
     context.python = targets[target].python;
     context.torch = targets[target].host.torch;
@@ -308,8 +329,13 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
       result.variants.push_back(KH_TRY(build_noarch_variant(context, planned)));
     } else if (std::holds_alternative<config::TvmFfi>(config.framework)) {
       KH_STEP(require_build_tools(runner));
-      const TvmFfiBuildInputs inputs{config, kernel_dir, context.unique_id, context.kernel_git,
-                                     options.builder_version, context.python};
+      const TvmFfiBuildInputs inputs{config,
+                                     kernel_dir,
+                                     context.unique_id,
+                                     context.kernel_git,
+                                     options.builder_version,
+                                     context.python,
+                                     options.on_compile};
       result.variants.push_back(KH_TRY(build_tvm_ffi_variant(inputs, planned, runner)));
     } else {
       KH_STEP(require_build_tools(runner));

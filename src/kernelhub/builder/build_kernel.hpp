@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct BuildOptions {
   // `--variant`: build only these of the variants this machine can build (empty: all of
   // them); a name it cannot build fails the build before anything is compiled.
   std::vector<std::string> variants;
+  // Called when a variant is about to compile (watch_for_work in incremental.hpp): before a
+  // configure, or at ninja's first step; never in a no-op rebuild. May be called once per
+  // variant.
+  std::function<void()> on_compile;
 };
 
 struct BuiltVariant {
@@ -47,6 +52,11 @@ struct BuildResult {
   std::string unique_id;
   std::vector<BuiltVariant> variants;
   std::vector<SkippedBackend> skipped;
+  // What the build learnt about BuildOptions::python when it built against that Python's own
+  // torch (no --torch), so the checks after it need not start the interpreter to ask again:
+  // its torch, and modules_fingerprint(python, {"torch", "kernels"}) (with a probe cache).
+  std::optional<TorchEnvironment> torch;
+  std::optional<std::string> python_fingerprint;
 };
 
 // Reads <dir>/build.toml (problems go to `sink`), plans, builds and assembles each variant.

@@ -105,35 +105,60 @@ int wait_for(pid_t pid) {
 }
 
 
-std::string progress_line(std::string_view line) {
-  // ninja's "[37/90] Building CXX object CMakeFiles/x.dir/csrc/gelu.cu.o": the count and the
-  // source, which is what a person follows.
+}  // namespace
+
+std::string ninja_progress(std::string_view line, std::string_view label, const fs::path& root) {
+  // The count and the source, which is what a person follows; CMake's object path
+  // ("CMakeFiles/<target>.dir/<source>.o") is cut down to the source.
   if (line.size() < 5 || line[0] != '[') {
     return {};
   }
   const auto close = line.find(']');
-  if (close == std::string_view::npos || line.substr(1, close - 1).find('/') ==
-                                             std::string_view::npos) {
+  if (close == std::string_view::npos) {
+    return {};
+  }
+  const auto count = line.substr(1, close - 1);
+  const auto slash = count.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == count.size() ||
+      count.find_first_not_of("0123456789/") != std::string_view::npos) {
     return {};
   }
   auto what = line.substr(close + 1);
-  if (const auto dir = what.rfind(".dir/"); dir != std::string_view::npos) {
+  const auto first = what.find_first_not_of(' ');
+  what = first == std::string_view::npos ? std::string_view() : what.substr(first);
+  constexpr std::string_view k_building = "Building ";
+  constexpr std::string_view k_object = " object ";
+  if (what.starts_with(k_building)) {
+    if (const auto object = what.find(k_object); object != std::string_view::npos) {
+      what = what.substr(object + k_object.size());
+      if (const auto dir = what.find(".dir/"); dir != std::string_view::npos) {
+        what = what.substr(dir + 5);
+      }
+      if (what.ends_with(".o")) {
+        what.remove_suffix(2);
+      }
+      const auto under = root.relative_path().generic_string();
+      if (root.is_absolute() && !under.empty() && what.size() > under.size() &&
+          what.starts_with(under) && (under.back() == '/' || what[under.size()] == '/')) {
+        what = what.substr(under.size() + (under.back() == '/' ? 0 : 1));
+      }
+    }
+  } else if (const auto dir = what.rfind(".dir/"); dir != std::string_view::npos) {
     what = what.substr(dir + 5);
   }
-  std::string out(line.substr(0, close + 1));
-  out += " ";
-  out += what.substr(what.find_first_not_of(' ') == std::string_view::npos
-                         ? what.size()
-                         : what.find_first_not_of(' '));
+  std::string out = label.empty() ? fmt::format("[{}] {}", count, what)
+                                  : fmt::format("[{} {}] {}", label, count, what);
+  // One terminal line: a longer one would wrap and "\r" would no longer rewrite it.
   return out.size() > 100 ? out.substr(0, 100) : out;
 }
-
-}  // namespace
 
 SubprocessCommandRunner::SubprocessCommandRunner(ToolOutput output) : m_output(output) {}
 
 util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
   if (m_output == ToolOutput::stream) {
+    if (command.on_work) {
+      command.on_work();
+    }
     const pid_t pid = KH_TRY(start(command, STDERR_FILENO, -1));
     return wait_for(pid);
   }
@@ -149,6 +174,7 @@ util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
   }
   const bool tty = isatty(STDERR_FILENO) != 0;
   bool shown = false;
+  bool working = false;
   std::string output;
   std::size_t line_start = 0;
   char buffer[4096];
@@ -158,13 +184,18 @@ util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
       output.append(buffer, static_cast<std::size_t>(n));
       for (auto end = output.find('\n', line_start); end != std::string::npos;
            end = output.find('\n', line_start)) {
-        if (tty) {
-          const auto progress =
-              progress_line(std::string_view(output).substr(line_start, end - line_start));
-          if (!progress.empty()) {
-            std::fprintf(stderr, "\r\033[K%s", progress.c_str());
-            shown = true;
+        const auto progress = ninja_progress(
+            std::string_view(output).substr(line_start, end - line_start),
+            command.progress_label, command.progress_root);
+        if (!progress.empty() && !working) {
+          working = true;
+          if (command.on_work) {
+            command.on_work();
           }
+        }
+        if (tty && !progress.empty()) {
+          std::fprintf(stderr, "\r\033[K%s", progress.c_str());
+          shown = true;
         }
         line_start = end + 1;
       }

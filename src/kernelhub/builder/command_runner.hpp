@@ -2,8 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +20,23 @@ struct Command {
   std::filesystem::path cwd;      // empty: the current directory
   // Variables set (or replaced) in the child's environment; the rest is inherited.
   std::vector<std::pair<std::string, std::string>> env = {};
+  // ninja's progress line on a terminal names this ("cuda": "[cuda 37/90] csrc/gelu.cu"), the
+  // backend of the variant it builds; empty: "[37/90] csrc/gelu.cu".
+  std::string progress_label = {};
+  // Sources under this folder (the kernel's) are shown relative to it in that line.
+  std::filesystem::path progress_root = {};
+  // Called once, when the tool shows it has work to do (ninja's first step), so that what only
+  // a real build needs (the load check's interpreter) can start beside it and a no-op rebuild
+  // never pays for it. With ToolOutput::stream, called before the tool starts.
+  std::function<void()> on_work = {};
 };
+
+// ninja's "[37/90] Building CUDA object CMakeFiles/x.dir/csrc/gelu.cu.o" as the line a person
+// follows, "[cuda 37/90] csrc/gelu.cu" with label "cuda"; "" for a line that is not a step.
+// CMake names the object of a source outside its project by the source's absolute path
+// without its "/": under `root`, such a source is shown relative to it.
+std::string ninja_progress(std::string_view line, std::string_view label,
+                           const std::filesystem::path& root = {});
 
 class CommandRunner {
  public:

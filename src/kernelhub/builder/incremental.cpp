@@ -57,6 +57,19 @@ IncrementalBuild prepare_incremental(std::vector<Command>& commands, const fs::p
   return build;
 }
 
+void watch_for_work(std::vector<Command>& commands, types::Backend backend,
+                    const fs::path& kernel_dir, const std::function<void()>& on_compile) {
+  if (commands.empty()) {
+    return;
+  }
+  commands.back().progress_label = std::string(types::to_string(backend));
+  commands.back().progress_root = kernel_dir;
+  commands.back().on_work = on_compile;
+  if (commands.size() > 1 && on_compile) {
+    on_compile();
+  }
+}
+
 util::Expected<void> finish_incremental(const IncrementalBuild& build, const fs::path& build_tree) {
   if (!build.configure_stamp) {
     return {};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,15 @@ struct IncrementalBuild {
 IncrementalBuild prepare_incremental(std::vector<Command>& commands,
                                      const std::filesystem::path& build_tree,
                                      types::Backend backend);
+
+// After prepare_incremental: ninja's progress names `backend` and shows sources relative to
+// `kernel_dir` ("[cuda 37/90] csrc/gelu.cu"), and
+// `on_compile` (when set) runs once it is known that something will compile: now when the tree
+// is to be configured (built from scratch), else at ninja's first step. A no-op rebuild never
+// calls it.
+void watch_for_work(std::vector<Command>& commands, types::Backend backend,
+                    const std::filesystem::path& kernel_dir,
+                    const std::function<void()>& on_compile);
 
 // Records the configure after the build succeeded.
 util::Expected<void> finish_incremental(const IncrementalBuild& build,

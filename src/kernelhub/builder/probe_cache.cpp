@@ -104,12 +104,19 @@ std::optional<fs::path> probe_cache_dir() {
 }
 
 std::optional<std::string> cached_probe(const fs::path& python, std::string_view script,
-                                        CommandRunner& runner,
-                                        const std::optional<fs::path>& dir) {
+                                        CommandRunner& runner, const std::optional<fs::path>& dir,
+                                        const std::optional<std::string>& given) {
   const auto run = [&] {
     return runner.capture({{python.string(), "-c", std::string(script)}, {}});
   };
-  const auto fingerprint = dir ? torch_fingerprint(python, runner) : std::nullopt;
+  std::optional<std::string> fingerprint;
+  if (dir && given) {
+    if (given->find("\ntorch\n") != std::string::npos) {
+      fingerprint = given;
+    }
+  } else if (dir) {
+    fingerprint = torch_fingerprint(python, runner);
+  }
   if (!fingerprint) {
     return run();
   }

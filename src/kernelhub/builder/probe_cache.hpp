@@ -33,9 +33,13 @@ std::optional<std::filesystem::path> probe_cache_dir();
 
 // `script`'s output for `python`, from the cache in `cache_dir` when the fingerprint matches,
 // else by running it (and caching a successful answer). No cache_dir: always runs it.
-// nullopt when the script fails.
-std::optional<std::string> cached_probe(const std::filesystem::path& python,
-                                        std::string_view script, CommandRunner& runner,
-                                        const std::optional<std::filesystem::path>& cache_dir);
+// nullopt when the script fails. `fingerprint`, when given, is a modules_fingerprint of
+// `python` that the caller needs anyway (naming torch and more), used as the key instead of
+// starting the interpreter for torch_fingerprint; one that says torch is missing means no
+// cache.
+std::optional<std::string> cached_probe(
+    const std::filesystem::path& python, std::string_view script, CommandRunner& runner,
+    const std::optional<std::filesystem::path>& cache_dir,
+    const std::optional<std::string>& fingerprint = std::nullopt);
 
 }  // namespace kernelhub::builder

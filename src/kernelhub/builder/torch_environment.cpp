@@ -29,7 +29,7 @@ std::optional<std::string> optional_string(const nlohmann::json& json, const cha
 }  // namespace
 
 std::string_view torch_probe_script() {
-  return R"(import json, platform
+  return R"(import json, platform, sysconfig
 import torch, torch.utils
 print(json.dumps({
     "torch": torch.__version__,
@@ -39,6 +39,7 @@ print(json.dumps({
     "machine": platform.machine(),
     "system": platform.system().lower(),
     "cmake_prefix_path": torch.utils.cmake_prefix_path,
+    "python_include": sysconfig.get_paths()["include"],
 }))
 )";
 }
@@ -71,6 +72,7 @@ util::Expected<TorchEnvironment> parse_torch_probe(std::string_view json_text) {
   env.cpu = normalise_cpu(optional_string(json, "machine").value_or(""));
   env.os = optional_string(json, "system").value_or("");
   env.cmake_prefix_path = optional_string(json, "cmake_prefix_path").value_or("");
+  env.python_include = optional_string(json, "python_include").value_or("");
   if (env.cpu.empty() || env.os.empty()) {
     return util::fail("the torch probe did not report the platform");
   }

@@ -20,6 +20,7 @@ struct TorchEnvironment {
   std::string cpu;                         // normalised: x86_64, aarch64
   std::string os;                          // linux, darwin, windows
   std::string cmake_prefix_path;           // torch.utils.cmake_prefix_path
+  std::string python_include;              // sysconfig's "include" path: Python.h's folder
 };
 
 // The Python program whose one line of JSON parse_torch_probe reads.

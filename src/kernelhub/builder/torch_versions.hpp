@@ -39,6 +39,9 @@ bool needs_torch(const config::BuildConfig& config);
 struct TorchTarget {
   std::filesystem::path python;
   HostTools host;
+  // modules_fingerprint(python, {"torch", "kernels"}) when a probe cache is used: the probe's
+  // cache key, and the load check's, from one interpreter start.
+  std::optional<std::string> fingerprint = {};
 };
 
 struct TargetedVariant {

@@ -72,6 +72,7 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
     add_cuda_arguments(*planned.cuda, ccache, commands.front());
   }
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
+  watch_for_work(commands, planned.backend, inputs.kernel_dir, inputs.on_compile);
   KH_STEP(run_all(commands, planned.name, runner));
   KH_STEP(finish_incremental(incremental, work / "cmake"));
   const auto library = work / "cmake" / (id + ".so");

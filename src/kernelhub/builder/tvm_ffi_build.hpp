@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,7 @@ struct TvmFfiBuildInputs {
   std::optional<metadata::GitStatus> kernel_git;
   std::string builder_version;
   std::filesystem::path python;  // the interpreter with apache-tvm-ffi
+  std::function<void()> on_compile = {};  // BuildOptions::on_compile
 };
 
 util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inputs,

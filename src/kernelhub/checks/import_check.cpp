@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <system_error>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,9 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The script the process runs: argv[1] the variant, argv[2] the backend. Printing the module's
-// name last lets the caller see the load got that far.
-constexpr std::string_view k_script = R"py(import pathlib, sys, traceback
+// The script the process runs, in three parts. First the loader's import, as a user's script
+// starts.
+constexpr std::string_view k_import_loader = R"py(import pathlib, sys, traceback
 try:
     import kernels
 except ModuleNotFoundError as error:
@@ -24,8 +25,30 @@ except ModuleNotFoundError as error:
         raise
     print("kernelhub-import-check: no kernels package")
     sys.exit(3)
-try:
-    module = kernels.get_local_kernel(pathlib.Path(sys.argv[1]), backend=sys.argv[2])
+)py";
+
+// Then which variant, for which backend: argv[1] and argv[2] of a fresh process.
+constexpr std::string_view k_request_from_argv = R"py(variant, backend = sys.argv[1], sys.argv[2]
+)py";
+
+// Or, for a process started ahead of the build (ImportCheckWorker), one line on stdin,
+// "<variant>\t<backend>", once the variant exists. While it waits it imports torch, which
+// get_local_kernel imports for every variant when torch is installed (kernels' variant
+// resolution asks torch for its version and backend), so the load itself is unchanged; a torch
+// that fails to import fails there again, as it would have.
+constexpr std::string_view k_request_from_stdin = R"py(try:
+    import torch
+except ImportError:
+    pass
+request = sys.stdin.readline()
+if not request.endswith("\n"):
+    sys.exit(0)  # the builder went away without a variant to load
+variant, backend = request[:-1].split("\t")
+)py";
+
+// Then the load. Printing the module's name last lets the caller see the load got that far.
+constexpr std::string_view k_load = R"py(try:
+    module = kernels.get_local_kernel(pathlib.Path(variant), backend=backend)
 except BaseException as error:
     traceback.print_exc()
     # The offline resolvers' words (kernels 0.17) for a kernel-depends entry found nowhere.
@@ -34,7 +57,7 @@ except BaseException as error:
                     r"Cannot find a local snapshot for (\S+) ", r"Could not resolve kernel: (\S+) "):
         found = re.match(pattern, str(error))
         if found and isinstance(error, (FileNotFoundError, ValueError)) \
-                and found.group(1) != sys.argv[1]:
+                and found.group(1) != variant:
             print("kernelhub-import-check: missing dependency:", found.group(1), flush=True)
             sys.exit(4)
     message = str(error).strip().splitlines()
@@ -65,6 +88,8 @@ class TemporaryFolder {
     }
   }
   const fs::path& path() const { return m_path; }
+  // The folder, no longer removed by this object.
+  fs::path release() { return std::exchange(m_path, fs::path()); }
 
  private:
   fs::path m_path;
@@ -141,54 +166,38 @@ std::string last_line(std::string_view output) {
   return {};
 }
 
-util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
-                                                       const ImportCheckOptions& options,
-                                                       ScriptRunner& runner) {
-  auto metadata = metadata::read_metadata_file(variant / "metadata.json");
-  if (!metadata) {
-    return util::fail(metadata.error().message);
-  }
-  ImportCheckResult result;
-  result.backend = options.backend.value_or(std::string(types::to_string(metadata->backend.type)));
-  TemporaryFolder home;
-  if (home.path().empty()) {
-    return util::fail("cannot create a temporary folder for the import check");
-  }
+namespace {
+
+// The interpreter as the script names it: absolute when it is a path, since the script runs in
+// another folder.
+std::string script_python(const std::string& python) {
   std::error_code ec;
-  auto python = options.python;
-  if (python.find('/') != std::string::npos) {
-    python = fs::absolute(python, ec).string();  // the script runs in another folder
-  }
+  return python.find('/') != std::string::npos ? fs::absolute(python, ec).string() : python;
+}
+
+// The environment and folder every load check runs in: `home` as HOME and working folder.
+Script base_script(const std::string& python, const fs::path& home, std::string code) {
   Script script;
-  script.argv = {python, "-c", std::string(k_script), fs::absolute(variant, ec).string(),
-                 result.backend};
-  script.cwd = home.path();
-  script.env = {{"HOME", home.path().string()}, {"HF_HUB_OFFLINE", "1"},
+  script.argv = {script_python(python), "-c", std::move(code)};
+  script.cwd = home;
+  script.env = {{"HOME", home.string()}, {"HF_HUB_OFFLINE", "1"},
                 {"PYTHONDONTWRITEBYTECODE", "1"}};
   script.unset_env = {"PYTHONPATH", "PYTHONHOME", "LOCAL_KERNELS"};
-  if (!metadata->kernel_depends.empty()) {
-    // The variant's own files come first in get_local_kernel's resolvers, so these places can
-    // answer only for its dependencies.
-    if (options.local_kernels && !options.local_kernels->empty()) {
-      script.unset_env.pop_back();
-      script.env["LOCAL_KERNELS"] = absolute_local_kernels(*options.local_kernels);
-    }
-    if (options.kernels_cache) {
-      script.env["KERNELS_CACHE"] = fs::absolute(*options.kernels_cache, ec).string();
-    }
-  }
-  auto output = runner.run(script);
-  if (!output) {
-    return util::fail(output.error().message);
-  }
-  result.output = std::move(output->output);
-  result.loaded = output->exit_code == 0;
+  return script;
+}
+
+// What the script's exit status and output say.
+ImportCheckResult read_outcome(ScriptOutput output, std::string backend) {
+  ImportCheckResult result;
+  result.backend = std::move(backend);
+  result.output = std::move(output.output);
+  result.loaded = output.exit_code == 0;
   result.loader_missing =
-      output->exit_code == 3 &&
+      output.exit_code == 3 &&
       result.output.find("kernelhub-import-check: no kernels package") != std::string::npos;
   constexpr std::string_view k_missing = "kernelhub-import-check: missing dependency: ";
   if (const auto at = result.output.rfind(k_missing);
-      output->exit_code == 4 && at != std::string::npos) {
+      output.exit_code == 4 && at != std::string::npos) {
     const auto start = at + k_missing.size();
     result.missing_dependency =
         result.output.substr(start, result.output.find('\n', start) - start);
@@ -210,10 +219,81 @@ util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
     }
     result.backend_unsupported = result.error.find("Invalid backend '") != std::string::npos;
     if (result.error.empty()) {
-      result.error = fmt::format("python exited with status {}", output->exit_code);
+      result.error = fmt::format("python exited with status {}", output.exit_code);
     }
   }
   return result;
+}
+
+}  // namespace
+
+util::Expected<std::unique_ptr<ImportCheckWorker>> ImportCheckWorker::start(
+    const ImportCheckOptions& options) {
+  auto home = std::make_unique<TemporaryFolder>();
+  if (home->path().empty()) {
+    return util::fail("cannot create a temporary folder for the import check");
+  }
+  auto process = KH_TRY(StartedScript::start(base_script(
+      options.python, home->path(),
+      fmt::format("{}{}{}", k_import_loader, k_request_from_stdin, k_load))));
+  return std::unique_ptr<ImportCheckWorker>(
+      new ImportCheckWorker(options.python, home->release(), std::move(process)));
+}
+
+ImportCheckWorker::ImportCheckWorker(std::string python, fs::path home, StartedScript process)
+    : m_python(std::move(python)), m_home(std::move(home)), m_process(std::move(process)) {}
+
+ImportCheckWorker::~ImportCheckWorker() {
+  m_process.reset();  // the process first: it works in the folder
+  std::error_code ec;
+  fs::remove_all(m_home, ec);
+}
+
+util::Expected<ImportCheckResult> check_variant_import(const fs::path& variant,
+                                                       const ImportCheckOptions& options,
+                                                       ScriptRunner& runner,
+                                                       std::unique_ptr<ImportCheckWorker> warm) {
+  auto metadata = metadata::read_metadata_file(variant / "metadata.json");
+  if (!metadata) {
+    return util::fail(metadata.error().message);
+  }
+  auto backend = options.backend.value_or(std::string(types::to_string(metadata->backend.type)));
+  std::error_code ec;
+  const auto variant_path = fs::absolute(variant, ec).string();
+  // A variant with kernel-depends needs LOCAL_KERNELS and KERNELS_CACHE set before kernels is
+  // imported, which the worker was not given: it gets a fresh process.
+  if (warm && warm->m_process && warm->m_python == options.python &&
+      metadata->kernel_depends.empty() && variant_path.find_first_of("\t\n") == std::string::npos &&
+      backend.find_first_of("\t\n") == std::string::npos) {
+    auto output = warm->m_process->finish(fmt::format("{}\t{}\n", variant_path, backend));
+    warm->m_process.reset();
+    return read_outcome(std::move(output), std::move(backend));
+  }
+  warm.reset();
+  TemporaryFolder home;
+  if (home.path().empty()) {
+    return util::fail("cannot create a temporary folder for the import check");
+  }
+  auto script = base_script(options.python, home.path(),
+                            fmt::format("{}{}{}", k_import_loader, k_request_from_argv, k_load));
+  script.argv.push_back(variant_path);
+  script.argv.push_back(backend);
+  if (!metadata->kernel_depends.empty()) {
+    // The variant's own files come first in get_local_kernel's resolvers, so these places can
+    // answer only for its dependencies.
+    if (options.local_kernels && !options.local_kernels->empty()) {
+      script.unset_env.pop_back();
+      script.env["LOCAL_KERNELS"] = absolute_local_kernels(*options.local_kernels);
+    }
+    if (options.kernels_cache) {
+      script.env["KERNELS_CACHE"] = fs::absolute(*options.kernels_cache, ec).string();
+    }
+  }
+  auto output = runner.run(script);
+  if (!output) {
+    return util::fail(output.error().message);
+  }
+  return read_outcome(std::move(*output), std::move(backend));
 }
 
 }  // namespace kernelhub::checks

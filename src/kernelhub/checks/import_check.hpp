@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -45,10 +46,38 @@ struct ImportCheckResult {
   std::string output;   // everything the process printed
 };
 
+// A load-check interpreter started before the variant it checks exists (issue 13 item 15): it
+// imports kernels and torch (seconds) while the compiler runs, then loads the variant it is
+// given exactly as a fresh check would: the same interpreter, environment, temporary HOME and
+// working folder, the same script from the load on, and one process per variant. A variant
+// with kernel-depends, whose check needs LOCAL_KERNELS and KERNELS_CACHE set before kernels is
+// imported, gets a fresh process instead. Destroying an unused worker kills it.
+class ImportCheckWorker {
+ public:
+  // Starts `options.python` (only `python` is used); fails when it cannot be started.
+  static util::Expected<std::unique_ptr<ImportCheckWorker>> start(
+      const ImportCheckOptions& options);
+  ImportCheckWorker(const ImportCheckWorker&) = delete;
+  ImportCheckWorker& operator=(const ImportCheckWorker&) = delete;
+  ~ImportCheckWorker();
+
+ private:
+  ImportCheckWorker(std::string python, std::filesystem::path home, StartedScript process);
+  friend util::Expected<ImportCheckResult> check_variant_import(
+      const std::filesystem::path& variant, const ImportCheckOptions& options,
+      ScriptRunner& runner, std::unique_ptr<ImportCheckWorker> warm);
+
+  std::string m_python;
+  std::filesystem::path m_home;
+  std::optional<StartedScript> m_process;
+};
+
 // Fails only when the variant has no readable metadata.json or Python cannot be started.
-util::Expected<ImportCheckResult> check_variant_import(const std::filesystem::path& variant,
-                                                       const ImportCheckOptions& options,
-                                                       ScriptRunner& runner);
+// `warm`, when given and usable for this variant (see ImportCheckWorker), runs the load;
+// otherwise it is discarded and a fresh process started through `runner`.
+util::Expected<ImportCheckResult> check_variant_import(
+    const std::filesystem::path& variant, const ImportCheckOptions& options,
+    ScriptRunner& runner, std::unique_ptr<ImportCheckWorker> warm = nullptr);
 
 // `local_kernels` (LOCAL_KERNELS' "repo=path:repo=path") with each path made absolute from the
 // current folder, so a process started elsewhere finds the same folders.

@@ -2,8 +2,11 @@
 #include <kernelhub/checks/script_runner.hpp>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,7 +49,155 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
+// Everything `fd` yields until end of file.
+std::string read_all(int fd) {
+  std::string output;
+  char buffer[4096];
+  while (true) {
+    const auto count = ::read(fd, buffer, sizeof buffer);
+    if (count > 0) {
+      output.append(buffer, static_cast<std::size_t>(count));
+    } else if (count == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  return output;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Writes `data` to a pipe whose reader may have exited: EPIPE is then an answer, not a
+// reason for SIGPIPE to end this process. The signal is blocked in this thread while writing
+// and a pending one is consumed before unblocking.
+void write_ignoring_closed_pipe(int fd, std::string_view data) {
+  sigset_t pipe_only;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+  bool broken = false;
+  while (!data.empty()) {
+    const auto count = ::write(fd, data.data(), data.size());
+    if (count >= 0) {
+      data.remove_prefix(static_cast<std::size_t>(count));
+    } else if (errno != EINTR) {
+      broken = errno == EPIPE;
+      break;
+    }
+  }
+  if (broken && !sigismember(&previous, SIGPIPE)) {
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
 }  // namespace
+
+util::Expected<StartedScript> StartedScript::start(const Script& script) {
+  if (script.argv.empty()) {
+    return util::fail("no program to run");
+  }
+  int output[2];
+  if (::pipe2(output, O_CLOEXEC) != 0) {
+    return util::fail(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  int input[2];
+  if (::pipe2(input, O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(output[0]);
+    ::close(output[1]);
+    return util::fail(fmt::format("cannot create a pipe: {}", std::strerror(error)));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output[1], STDERR_FILENO);
+  const auto cwd = script.cwd.string();
+  if (!cwd.empty()) {
+    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  }
+  auto argv_strings = script.argv;
+  auto env_strings = environment_for(script);
+  auto argv = pointers(argv_strings);
+  auto envp = pointers(env_strings);
+  pid_t pid = 0;
+  const int spawned = ::posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(input[0]);
+  ::close(output[1]);
+  if (spawned != 0) {
+    ::close(input[1]);
+    ::close(output[0]);
+    return util::fail(fmt::format("cannot run \"{}\": {}", script.argv[0], std::strerror(spawned)));
+  }
+  return StartedScript(pid, input[1], output[0]);
+}
+
+StartedScript::StartedScript(pid_t pid, int input_fd, int output_fd)
+    : m_pid(pid), m_input_fd(input_fd), m_output_fd(output_fd) {}
+
+StartedScript::StartedScript(StartedScript&& other) noexcept
+    : m_pid(other.m_pid), m_input_fd(other.m_input_fd), m_output_fd(other.m_output_fd) {
+  other.m_pid = -1;
+  other.m_input_fd = -1;
+  other.m_output_fd = -1;
+}
+
+StartedScript& StartedScript::operator=(StartedScript&& other) noexcept {
+  if (this != &other) {
+    kill_and_reap();
+    m_pid = other.m_pid;
+    m_input_fd = other.m_input_fd;
+    m_output_fd = other.m_output_fd;
+    other.m_pid = -1;
+    other.m_input_fd = -1;
+    other.m_output_fd = -1;
+  }
+  return *this;
+}
+
+StartedScript::~StartedScript() { kill_and_reap(); }
+
+void StartedScript::kill_and_reap() {
+  if (m_input_fd >= 0) {
+    ::close(m_input_fd);
+    m_input_fd = -1;
+  }
+  if (m_output_fd >= 0) {
+    ::close(m_output_fd);
+    m_output_fd = -1;
+  }
+  if (m_pid > 0) {
+    ::kill(m_pid, SIGKILL);
+    (void)wait_exit_code(m_pid);
+    m_pid = -1;
+  }
+}
+
+ScriptOutput StartedScript::finish(std::string_view input) {
+  ScriptOutput result;
+  if (m_pid <= 0) {
+    result.exit_code = -1;
+    return result;
+  }
+  write_ignoring_closed_pipe(m_input_fd, input);
+  ::close(m_input_fd);
+  m_input_fd = -1;
+  result.output = read_all(m_output_fd);
+  ::close(m_output_fd);
+  m_output_fd = -1;
+  result.exit_code = wait_exit_code(m_pid);
+  m_pid = -1;
+  return result;
+}
 
 util::Expected<ScriptOutput> SubprocessScriptRunner::run(const Script& script) {
   if (script.argv.empty()) {
@@ -78,20 +229,9 @@ util::Expected<ScriptOutput> SubprocessScriptRunner::run(const Script& script) {
     return util::fail(fmt::format("cannot run \"{}\": {}", script.argv[0], std::strerror(spawned)));
   }
   ScriptOutput result;
-  char buffer[4096];
-  while (true) {
-    const auto count = ::read(fds[0], buffer, sizeof buffer);
-    if (count > 0) {
-      result.output.append(buffer, static_cast<std::size_t>(count));
-    } else if (count == 0 || errno != EINTR) {
-      break;
-    }
-  }
+  result.output = read_all(fds[0]);
   ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.exit_code = wait_exit_code(pid);
   return result;
 }
 

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 #include <kernelhub/util/expected.hpp>
@@ -34,6 +36,32 @@ class ScriptRunner {
 class SubprocessScriptRunner final : public ScriptRunner {
  public:
   util::Expected<ScriptOutput> run(const Script& script) override;
+};
+
+// A script started now and finished later: it runs (importing what it needs) while the caller
+// does other work, then gets its input on stdin. stdout and stderr go to one pipe, read by
+// finish(). Destroying it unfinished kills the process (SIGKILL) and reaps it.
+class StartedScript {
+ public:
+  // Starts `script` with a pipe on its stdin; fails when it cannot be started.
+  static util::Expected<StartedScript> start(const Script& script);
+  StartedScript(StartedScript&& other) noexcept;
+  StartedScript& operator=(StartedScript&& other) noexcept;
+  StartedScript(const StartedScript&) = delete;
+  StartedScript& operator=(const StartedScript&) = delete;
+  ~StartedScript();
+
+  // Writes `input` to the script's stdin, closes it, and waits for the script to end. A script
+  // that ended before reading its input is not an error: its output says why.
+  ScriptOutput finish(std::string_view input);
+
+ private:
+  StartedScript(pid_t pid, int input_fd, int output_fd);
+  void kill_and_reap();
+
+  pid_t m_pid = -1;
+  int m_input_fd = -1;
+  int m_output_fd = -1;
 };
 
 }  // namespace kernelhub::checks

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -130,6 +131,32 @@ TEST(BuildKernel, CpuBuildAssemblesTheVariant) {
   EXPECT_TRUE(meta["digest"]["files"].contains("_relu_cpu_abc1234.abi3.so"));
   EXPECT_EQ(meta["provenance"]["kernel-builder"]["version"], "0.1.0");
   EXPECT_FALSE(meta["provenance"].contains("kernel")) << "not built from git";
+}
+
+TEST(BuildKernel, PassesWhatTheProbeKnowsAndTheArchiveCacheToTheConfigure) {
+  write_relu_kernel();
+  FakeRunner runner;
+  runner.probe = R"({"torch": "2.15.0", "cxx11_abi": true, "cuda": null, "machine": "x86_64",
+      "system": "linux", "cmake_prefix_path": "/venv/torch/share/cmake",
+      "python_include": "/py/include/python3.11"})";
+  auto options = options_with_id();
+  options.probe_cache = fs::current_path() / "cache" / "probes";
+  int compiles = 0;
+  options.on_compile = [&compiles] { ++compiles; };
+  util::DiagnosticCollector sink;
+  ASSERT_TRUE(build_kernel("relu", options, runner, sink).has_value());
+  const auto configure = std::find_if(runner.runs.begin(), runner.runs.end(), [](const auto& c) {
+    return c.argv.front() == "cmake";
+  });
+  ASSERT_NE(configure, runner.runs.end());
+  const auto has = [&](const std::string& arg) {
+    return std::find(configure->argv.begin(), configure->argv.end(), arg) != configure->argv.end();
+  };
+  EXPECT_TRUE(has("-DKERNELHUB_PYTHON_INCLUDE_DIR=/py/include/python3.11"));
+  EXPECT_TRUE(has("-DKERNELHUB_STDCXX_CACHE=" + (fs::current_path() / "cache" / "stdcxx").string()));
+  // A tree configured for the first time compiles: the hook ran before the configure.
+  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(runner.runs.back().progress_label, "cpu");
 }
 
 TEST(BuildKernel, DrivesCMakeAndNinjaWithTheChosenPython) {

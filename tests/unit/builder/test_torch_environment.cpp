@@ -9,8 +9,10 @@ namespace {
 TEST(TorchEnvironment, ParsesTheProbe) {
   const auto env = parse_torch_probe(
       R"({"torch": "2.15.0+cu132", "cxx11_abi": true, "cuda": "13.2", "hip": null,
-          "machine": "AMD64", "system": "linux", "cmake_prefix_path": "/venv/torch/share/cmake"})");
+          "machine": "AMD64", "system": "linux", "cmake_prefix_path": "/venv/torch/share/cmake",
+          "python_include": "/usr/include/python3.11"})");
   ASSERT_TRUE(env.has_value()) << env.error().message;
+  EXPECT_EQ(env->python_include, "/usr/include/python3.11");
   EXPECT_EQ(env->torch_version.to_string(), "2.15");
   EXPECT_EQ(env->cuda, "13.2");
   EXPECT_FALSE(env->hip.has_value());
@@ -37,7 +39,7 @@ TEST(TorchEnvironment, RejectsOutputWithoutTorch) {
 TEST(TorchEnvironment, ProbeScriptAsksForEveryField) {
   const auto script = std::string(torch_probe_script());
   for (const auto* key : {"\"torch\"", "\"cxx11_abi\"", "\"cuda\"", "\"machine\"", "\"system\"",
-                          "\"cmake_prefix_path\""}) {
+                          "\"cmake_prefix_path\"", "\"python_include\""}) {
     EXPECT_NE(script.find(key), std::string::npos) << key;
   }
 }

@@ -2,8 +2,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
 
 #include <kernelhub/checks/import_check.hpp>
 
@@ -45,8 +50,9 @@ TEST(ImportCheck, RunsTheReferenceLoaderInACleanProcess) {
   const auto& argv = runner.last.argv;
   ASSERT_EQ(argv.size(), 5u);
   EXPECT_EQ(argv[0], "/usr/bin/python3");
-  EXPECT_THAT(argv[2], HasSubstr("kernels.get_local_kernel(pathlib.Path(sys.argv[1]), "
-                                 "backend=sys.argv[2])"));
+  EXPECT_THAT(argv[2], HasSubstr("variant, backend = sys.argv[1], sys.argv[2]\n"));
+  EXPECT_THAT(argv[2], HasSubstr("kernels.get_local_kernel(pathlib.Path(variant), "
+                                 "backend=backend)"));
   EXPECT_EQ(argv[3], std::filesystem::absolute("variant").string());
   EXPECT_EQ(argv[4], "cpu");
   EXPECT_EQ(runner.last.env.at("HF_HUB_OFFLINE"), "1");
@@ -203,6 +209,146 @@ TEST(SubprocessScriptRunner, CapturesBothStreamsExitCodeAndEnvironment) {
   EXPECT_THAT(result->output, HasSubstr("err\n"));
   EXPECT_THAT(result->output, HasSubstr("set\n"));
   EXPECT_THAT(result->output, HasSubstr(std::filesystem::temp_directory_path().string()));
+}
+
+TEST(StartedScript, GetsItsInputWhenFinishedAndGivesBothStreams) {
+  Script script;
+  script.argv = {"sh", "-c", "IFS= read -r line; echo \"got $line\"; echo err >&2; exit 3"};
+  auto started = StartedScript::start(script);
+  ASSERT_TRUE(started) << started.error().message;
+  const auto output = started->finish("the\tline\n");
+  EXPECT_EQ(output.exit_code, 3);
+  EXPECT_THAT(output.output, HasSubstr("got the\tline\n"));
+  EXPECT_THAT(output.output, HasSubstr("err\n"));
+}
+
+TEST(StartedScript, AScriptThatEndedBeforeReadingIsAnAnswerNotASignal) {
+  Script script;
+  script.argv = {"sh", "-c", "echo gone; exit 5"};
+  auto started = StartedScript::start(script);
+  ASSERT_TRUE(started);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // let it exit first
+  // More than a pipe holds: the write meets a closed pipe (EPIPE), which must not end us.
+  const auto output = started->finish(std::string(1 << 20, 'x'));
+  EXPECT_EQ(output.exit_code, 5);
+  EXPECT_THAT(output.output, HasSubstr("gone"));
+}
+
+TEST(StartedScript, DestroyingAnUnfinishedScriptKillsIt) {
+  Script script;
+  script.argv = {"sleep", "60"};
+  const auto before = std::chrono::steady_clock::now();
+  {
+    auto started = StartedScript::start(script);
+    ASSERT_TRUE(started);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(10));
+}
+
+// A folder of its own for each test that needs files outside the working folder.
+std::filesystem::path fresh_folder(const std::string& name) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("kernelhub-unit-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+// A stand-in for python that ignores its -c script: it writes where it runs (HOME, working
+// folder) to `log`, then answers the worker's request line as the real script would.
+std::string fake_python(const std::filesystem::path& folder, const std::string& answer) {
+  const auto path = folder / "python";
+  std::ofstream(path) << "#!/bin/sh\n"
+                      << "printf '%s\\n%s\\n' \"$HOME\" \"$PWD\" > '" << (folder / "log").string()
+                      << "'\n"
+                      << "IFS= read -r request\n"
+                      << "printf 'request=%s\\n' \"$request\"\n"
+                      << answer << "\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path.string();
+}
+
+TEST(ImportCheckWorker, LoadsTheVariantItIsGivenOnStdinInItsOwnHome) {
+  write_variant("cpu");
+  const auto folder = fresh_folder("worker");
+  ImportCheckOptions options;
+  options.python = fake_python(folder, "echo 'kernelhub-import-check: loaded _relu_cpu_abc'");
+  auto worker = ImportCheckWorker::start(options);
+  ASSERT_TRUE(worker) << worker.error().message;
+  FakeScriptRunner unused(1, "the fresh process must not run");
+  auto result = check_variant_import("variant", options, unused, std::move(*worker));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->loaded) << result->output;
+  EXPECT_THAT(result->output,
+              HasSubstr("request=" + std::filesystem::absolute("variant").string() + "\tcpu\n"));
+  EXPECT_TRUE(unused.last.argv.empty());
+  std::ifstream log(folder / "log");
+  std::string home;
+  std::string cwd;
+  std::getline(log, home);
+  std::getline(log, cwd);
+  EXPECT_EQ(home, cwd);  // a temporary HOME that is also its working folder, as a fresh check
+  EXPECT_THAT(home, HasSubstr("kernelhub-import-"));
+  EXPECT_FALSE(std::filesystem::exists(home));  // and gone once the check is done
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ImportCheckWorker, AFailureReadsAsAFreshChecksFailure) {
+  write_variant("cpu");
+  const auto folder = fresh_folder("worker-failure");
+  ImportCheckOptions options;
+  options.python = fake_python(
+      folder, "echo 'kernelhub-import-check: error: ImportError: undefined symbol: x'; exit 1");
+  auto worker = ImportCheckWorker::start(options);
+  ASSERT_TRUE(worker);
+  FakeScriptRunner unused(0, "");
+  auto result = check_variant_import("variant", options, unused, std::move(*worker));
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_EQ(result->error, "ImportError: undefined symbol: x");
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ImportCheckWorker, AVariantWithKernelDependsGetsAFreshProcess) {
+  // Its LOCAL_KERNELS and KERNELS_CACHE must be set before kernels is imported.
+  write_variant_with_depends();
+  const auto folder = fresh_folder("worker-depends");
+  ImportCheckOptions options;
+  options.python = fake_python(folder, "echo 'kernelhub-import-check: loaded _user_abc'");
+  options.local_kernels = "org/base=/abs/base";
+  auto worker = ImportCheckWorker::start(options);
+  ASSERT_TRUE(worker);
+  FakeScriptRunner fresh(0, "kernelhub-import-check: loaded _user_abc\n");
+  auto result = check_variant_import("variant", options, fresh, std::move(*worker));
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->loaded);
+  ASSERT_FALSE(fresh.last.argv.empty());
+  EXPECT_EQ(fresh.last.env.at("LOCAL_KERNELS"), "org/base=/abs/base");
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ImportCheckWorker, AnUnusedWorkerIsKilledAndItsHomeRemoved) {
+  const auto folder = fresh_folder("worker-unused");
+  ImportCheckOptions options;
+  options.python = fake_python(folder, "sleep 60");
+  const auto before = std::chrono::steady_clock::now();
+  {
+    auto worker = ImportCheckWorker::start(options);
+    ASSERT_TRUE(worker);
+    // Bounded wait for the stand-in to say where it runs.
+    const auto log = folder / "log";
+    for (int i = 0; i < 100 && (!std::filesystem::exists(log) || std::filesystem::file_size(log) == 0);
+         ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(10));
+  std::ifstream log(folder / "log");
+  std::string home;
+  std::getline(log, home);
+  ASSERT_FALSE(home.empty());
+  EXPECT_FALSE(std::filesystem::exists(home));
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace

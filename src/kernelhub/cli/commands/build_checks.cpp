@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/cli/commands/build_checks.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -21,6 +22,29 @@
 
 namespace kernelhub::cli::commands {
 
+namespace {
+
+// The name a person would run to repeat the check alone.
+const char* command_name(checks::SourceCheck check) {
+  switch (check) {
+    case checks::SourceCheck::layout:
+      return "check-layout";
+    case checks::SourceCheck::op_registrations:
+      return "check-ops";
+    case checks::SourceCheck::python_imports:
+      return "check-imports";
+  }
+  return "check";
+}
+
+std::size_t count_problems(const util::DiagnosticCollector& diagnostics) {
+  return static_cast<std::size_t>(
+      std::count_if(diagnostics.all().begin(), diagnostics.all().end(),
+                    [](const auto& d) { return d.severity != util::Severity::note; }));
+}
+
+}  // namespace
+
 void run_source_checks_before_build(const std::string& dir, Verbose verbose) {
   util::DiagnosticCollector ignored;
   auto loaded = config::load_build_config(dir, ignored);
@@ -28,9 +52,21 @@ void run_source_checks_before_build(const std::string& dir, Verbose verbose) {
     return;
   }
   util::DiagnosticCollector diagnostics;
+  // Each check as a named step with its time (issue 13 item 11), as the load check is shown.
   for (auto check : {checks::SourceCheck::layout, checks::SourceCheck::op_registrations,
                      checks::SourceCheck::python_imports}) {
+    const auto before = count_problems(diagnostics);
+    const auto started = std::chrono::steady_clock::now();
     checks::run_source_check(check, dir, *loaded, diagnostics);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    const auto found = count_problems(diagnostics) - before;
+    if (found == 0) {
+      std::fprintf(stderr, "kernel-builder: %s passed (%.1f s)\n", command_name(check),
+                   took.count());
+    } else {
+      std::fprintf(stderr, "kernel-builder: %s found %zu problem%s (%.1f s)\n",
+                   command_name(check), found, found == 1 ? "" : "s", took.count());
+    }
   }
   std::vector<util::Diagnostic> sorted;
   for (auto& diagnostic : diagnostics.sorted()) {
@@ -47,6 +83,11 @@ void run_source_checks_before_build(const std::string& dir, Verbose verbose) {
         "and check-imports)",
         sorted.size(), sorted.size() == 1 ? "" : "s"));
   }
+}
+
+std::unique_ptr<checks::ImportCheckWorker> start_load_check_worker(const std::string& python) {
+  auto worker = checks::ImportCheckWorker::start(load_check_options(python));
+  return worker ? std::move(*worker) : nullptr;
 }
 
 namespace {
@@ -109,17 +150,24 @@ checks::ImportCheckOptions load_check_options(const std::string& python) {
 }
 
 LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
-                                             const std::string& python, Verbose verbose) {
+                                             const std::string& python, Verbose verbose,
+                                             std::unique_ptr<checks::ImportCheckWorker> warm) {
   checks::SubprocessScriptRunner runner;
   builder::SubprocessCommandRunner probe_runner;
   const auto options = load_check_options(python);
   LoadCheckSummary summary;
-  const auto torch = torch_tag(probe_runner, python);
-  // One interpreter start, without importing anything, for every variant's key.
-  const auto interpreter = builder::modules_fingerprint(python, {"torch", "kernels"}, probe_runner);
+  // What the build learnt about `python` when it built against its torch; else one interpreter
+  // start each, without importing anything.
+  const auto torch = result.torch ? result.torch->torch_version.flattened()
+                                  : torch_tag(probe_runner, python);
+  const auto interpreter =
+      result.python_fingerprint
+          ? result.python_fingerprint
+          : builder::modules_fingerprint(python, {"torch", "kernels"}, probe_runner);
   std::vector<builder::BuiltVariant> kept;
   bool loader_missing = false;
-  for (auto& variant : result.variants) {
+  for (std::size_t index = 0; index < result.variants.size(); ++index) {
+    auto& variant = result.variants[index];
     const auto name = variant.path.lexically_normal().generic_string();
     const auto key = load_check_key(variant, interpreter);
     LoadCheckRecord record{LoadCheckOutcome::not_checked, key.value_or(""),
@@ -145,8 +193,14 @@ LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
       kept.push_back(std::move(variant));
       continue;
     }
+    // This variant's interpreter has imported torch and kernels already when it was started
+    // during the build; the next one starts importing now, while this one loads.
+    auto worker = std::move(warm);
+    if (index + 1 < result.variants.size()) {
+      warm = start_load_check_worker(python);
+    }
     const auto started = std::chrono::steady_clock::now();
-    auto checked = checks::check_variant_import(variant.path, options, runner);
+    auto checked = checks::check_variant_import(variant.path, options, runner, std::move(worker));
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
     if (!checked) {
       std::fprintf(stderr, "kernel-builder: error: %s: cannot run the load check: %s\n",

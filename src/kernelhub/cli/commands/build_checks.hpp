@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ enum class Verbose { no, yes };
 // only with Verbose::yes.
 void run_source_checks_before_build(const std::string& dir, Verbose verbose);
 
+// The load check's first interpreter, started before the build so that its import of torch
+// and kernels (seconds) overlaps CMake and the compiler (issue 13 item 15); nullptr when it
+// cannot be started (the check then starts its own).
+std::unique_ptr<checks::ImportCheckWorker> start_load_check_worker(const std::string& python);
+
 // The load check's options for `python`: a variant's kernel-depends are looked for in this
 // process's LOCAL_KERNELS and in the Hub cache kernels would use (KERNELS_CACHE, HF_HUB_CACHE,
 // HF_HOME, ~/.cache/huggingface/hub), read offline.
@@ -39,8 +45,11 @@ struct LoadCheckSummary {
 // the same files, interpreter, torch and kernels package is not loaded again. A variant whose
 // kernel-depends are found nowhere is not loaded, with a note naming the dependency and how to
 // provide it.
-LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
-                                             const std::string& python, Verbose verbose);
+// `warm`, from start_load_check_worker(python) before the build, checks the first variant that
+// needs a check; each later one gets an interpreter started while the one before it loads.
+LoadCheckSummary run_load_checks_after_build(
+    builder::BuildResult& result, const std::string& python, Verbose verbose,
+    std::unique_ptr<checks::ImportCheckWorker> warm = nullptr);
 
 enum class NoCheck { no, yes };
 

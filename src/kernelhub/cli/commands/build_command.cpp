@@ -126,7 +126,15 @@ void run_build(const BuildCommandOptions& given, RunState& state) {
   }
   build_options.probe_cache = builder::probe_cache_dir();
   build_options.variants = options.variants;
+  std::unique_ptr<checks::ImportCheckWorker> load_checker;
   if (!options.skip_checks) {
+    // The load check's interpreter imports torch and kernels while the first variant
+    // compiles; a no-op rebuild compiles nothing and starts none.
+    build_options.on_compile = [&load_checker, &options] {
+      if (!load_checker) {
+        load_checker = start_load_check_worker(options.python);
+      }
+    };
     run_source_checks_before_build(options.dir, options.verbose ? Verbose::yes : Verbose::no);
   }
   // CMake's and ninja's output only when a step fails, or with -v.
@@ -143,7 +151,8 @@ void run_build(const BuildCommandOptions& given, RunState& state) {
   LoadCheckSummary checks;
   if (!options.skip_checks) {
     checks = run_load_checks_after_build(*result, options.python,
-                                         options.verbose ? Verbose::yes : Verbose::no);
+                                         options.verbose ? Verbose::yes : Verbose::no,
+                                         std::move(load_checker));
     if (!checks.all_loaded) {
       state.exit_code = 1;
     }
