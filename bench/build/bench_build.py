@@ -2,18 +2,23 @@
 # SPDX-License-Identifier: Apache-2.0
 """Build time of examples/relu (cpu): `kernel-builder build` against torch.utils.cpp_extension.
 
-Run by hand, not in CI (each cold build compiles against torch's headers: about a minute):
+Run by hand, not in CI (each cold build compiles against torch's headers), from the
+repository root after scripts/setup.sh:
 
-    .venv/bin/python bench/build/bench_build.py [--kernel-builder PATH] [--repeat N]
+    .venv/bin/python bench/build/bench_build.py
 
-Measured, with ccache disabled (CCACHE_DISABLE=1) so a cold build really compiles:
+Measured, with ccache disabled (CCACHE_DISABLE=1) so a cold build really compiles, in rounds
+(--repeat, default 3) that time both builds side by side, alternating which goes first:
   - cold `kernel-builder build` of a fresh copy of examples/relu restricted to its cpu
-    backend: CMake configure, the compile, the variant assembly and metadata;
+    backend, checks on: the source checks, CMake configure, the compile, the variant assembly
+    and metadata, the load check and the ABI check;
   - cold torch.utils.cpp_extension.load of the same two sources (with our registration.h, the
     same TORCH_EXTENSION_NAME scheme and -O3, as the CMake project's Release build) into a
     fresh build folder;
-  - the no-op rebuild: `kernel-builder build` again with nothing changed (median of runs).
-It prints the times and the ratios.
+  - the no-op rebuild: `kernel-builder build` again with nothing changed.
+One untimed build of each kind comes first: it fills the machine-wide caches a user's first
+build fills once (the torch probe, the private libstdc++ archive) and warms the page cache for
+both. It prints the median of each, the ratio of the medians, and the load average.
 """
 import argparse
 import os
@@ -101,47 +106,71 @@ def cpp_extension_build(python: Path, kernel: Path, project: Path, build_dir: Pa
     return elapsed
 
 
+def load_average():
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel-builder", default=str(REPO / ".venv" / "bin" / "kernel-builder"))
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--repeat", type=int, default=1, help="cold builds of each kind")
-    parser.add_argument("--noop-runs", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of cold builds")
+    parser.add_argument("--noop-runs", type=int, default=5, help="no-op rebuilds per round")
     args = parser.parse_args()
     python = Path(args.python)
     env = dict(os.environ, CCACHE_DISABLE="1")
 
     ours, theirs, noop = [], [], []
     ours_unchecked, noop_unchecked = [], []
+    print(f"load average at the start: {load_average()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="kernelhub-bench-") as tmp:
+        def ours_cold(name, *extra):
+            kernel = committed(cpu_only_copy(Path(tmp) / name))
+            build = [args.kernel_builder, "build", kernel, "--python", python, *extra]
+            return kernel, build, timed(build, env=env)
+
+        def theirs_cold(name, kernel):
+            project = next((kernel / "build" / ".kernelhub").glob("*/project"))
+            return cpp_extension_build(python, kernel, project, Path(tmp) / name, env)
+
+        warm_kernel, _, _ = ours_cold("warmup")
+        theirs_cold("warmup-ext", warm_kernel)
         for round_ in range(args.repeat):
-            kernel = committed(cpu_only_copy(Path(tmp) / f"round{round_}"))
-            build = [args.kernel_builder, "build", kernel, "--python", python]
-            ours.append(timed(build, env=env))
+            # Alternate which goes first, so a load that drifts over a round favours neither.
+            if round_ % 2 == 0:
+                kernel, build, elapsed = ours_cold(f"round{round_}")
+                ours.append(elapsed)
+                theirs.append(theirs_cold(f"ext{round_}", kernel))
+            else:
+                theirs.append(theirs_cold(f"ext{round_}", warm_kernel))
+                kernel, build, elapsed = ours_cold(f"round{round_}")
+                ours.append(elapsed)
+            print(f"round {round_ + 1}: kernel-builder {ours[-1]:.2f} s, cpp_extension "
+                  f"{theirs[-1]:.2f} s, ratio {ours[-1] / theirs[-1]:.2f} "
+                  f"(load {load_average()})", flush=True)
             for _ in range(args.noop_runs):
                 noop.append(timed(build, env=env))
                 noop_unchecked.append(timed(build + ["--skip-checks"], env=env))
-            bare = committed(cpu_only_copy(Path(tmp) / f"bare{round_}"))
-            ours_unchecked.append(timed([args.kernel_builder, "build", bare, "--python", python,
-                                         "--skip-checks"], env=env))
-            project = next((kernel / "build" / ".kernelhub").glob("*/project"))
-            theirs.append(cpp_extension_build(python, kernel, project,
-                                              Path(tmp) / f"ext{round_}", env))
+            ours_unchecked.append(ours_cold(f"bare{round_}", "--skip-checks")[2])
 
-    cold, ext_cold, noop_median = min(ours), min(theirs), statistics.median(noop)
-    print(f"kernel-builder build, cold (ccache off): {cold:8.2f} s  (runs: "
-          + ", ".join(f"{t:.2f}" for t in ours) + ")")
-    print(f"cpp_extension.load, cold (ccache off):   {ext_cold:8.2f} s  (runs: "
-          + ", ".join(f"{t:.2f}" for t in theirs) + ")")
-    print(f"kernel-builder build, no-op rebuild:     {noop_median:8.3f} s  (median of "
+    median = statistics.median
+    cold, ext_cold, noop_median = median(ours), median(theirs), median(noop)
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    runs = lambda times: ", ".join(f"{t:.2f}" for t in times)  # noqa: E731
+    print(f"kernel-builder build, cold (ccache off):   {cold:8.2f} s  (median; runs: "
+          f"{runs(ours)})")
+    print(f"cpp_extension.load, cold (ccache off):     {ext_cold:8.2f} s  (median; runs: "
+          f"{runs(theirs)})")
+    print(f"kernel-builder build, no-op rebuild:       {noop_median:8.3f} s  (median of "
           f"{len(noop)}; min {min(noop):.3f}, max {max(noop):.3f})")
-    print(f"kernel-builder build --skip-checks, cold: {min(ours_unchecked):8.2f} s")
-    print(f"kernel-builder build --skip-checks, no-op: {statistics.median(noop_unchecked):8.3f} s")
-    print(f"ratio cold kernel-builder / cpp_extension: {cold / ext_cold:.2f}")
-    print(f"ratio cold kernel-builder --skip-checks / cpp_extension: "
-          f"{min(ours_unchecked) / ext_cold:.2f}")
-    print(f"ratio no-op / cold kernel-builder:         {noop_median / cold:.4f}")
-    print(f"no-op under 0.5 s: {'yes' if noop_median < 0.5 else 'no'}")
+    print(f"kernel-builder build --skip-checks, cold:  {median(ours_unchecked):8.2f} s  (median; "
+          f"runs: {runs(ours_unchecked)})")
+    print(f"kernel-builder build --skip-checks, no-op: {median(noop_unchecked):8.3f} s")
+    print(f"ratio cold kernel-builder / cpp_extension: {cold / ext_cold:.2f} (median of the "
+          f"medians; per round: {runs(ratios)})")
+    print(f"ratio cold --skip-checks / cpp_extension:  {median(ours_unchecked) / ext_cold:.2f}")
+    print(f"no-op under 0.1 s: {'yes' if noop_median < 0.1 else 'no'}")
+    print(f"load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":
