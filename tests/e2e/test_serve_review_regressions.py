@@ -170,3 +170,18 @@ def test_every_page_escapes_what_writers_control(hub_server):
                 queue.append(href)
     assert injected == []
     assert len(seen) > 50
+
+
+def test_a_discussion_page_number_past_the_end_lists_nothing(hub_server):
+    make_repo_with_a_discussion(hub_server)
+    for _ in range(2):
+        assert http(hub_server, "POST", f"/api/{REPO}/discussions",
+                    json.dumps({"title": "another"}), token=hub_server.token)[0] == 200
+    # 2**63 * 50 wraps round to 0 (and 2**63 + 1 to 50): page 0 came back before the fix.
+    for page in (1, 2**63, 2**63 + 1, 368934881474191033, 2**64 - 1):
+        status, _, body = http(hub_server, "GET", f"/api/{REPO}/discussions?p={page}")
+        assert status == 200, page
+        answer = json.loads(body)
+        assert answer["discussions"] == [] and answer["start"] == 3 and answer["count"] == 3, page
+    answer = json.loads(http(hub_server, "GET", f"/api/{REPO}/discussions?p=0")[2])
+    assert [d["num"] for d in answer["discussions"]] == [3, 2, 1] and answer["start"] == 0

@@ -169,7 +169,8 @@ HubExpected<HttpResponse> list_discussions(Context& ctx, const RepoId& id) {
     return a->value("num", 0L) > b->value("num", 0L);
   });
   json shown = json::array();
-  const std::size_t start = std::min(page * k_page, kept.size());
+  // Compared before multiplying: a huge page number must not wrap round to an early page.
+  const std::size_t start = page > kept.size() / k_page ? kept.size() : page * k_page;
   for (std::size_t i = start; i < kept.size() && i < start + k_page; ++i) {
     shown.push_back(listed(*kept[i], served));
   }
