@@ -107,6 +107,12 @@ std::string now_iso() {
 DiscussionStore::DiscussionStore(const std::filesystem::path& repo_dir)
     : m_path(repo_dir / "discussions.json") {}
 
+std::string DiscussionStore::shown_path() const {
+  // Relative to the server's root (<repo>.git/discussions.json): the message reaches anonymous
+  // readers of public repos, who must not learn where the operator keeps the data.
+  return (m_path.parent_path().filename() / m_path.filename()).string();
+}
+
 HubExpected<json> DiscussionStore::load() const {
   std::error_code ec;
   if (!std::filesystem::exists(m_path, ec)) {
@@ -119,13 +125,13 @@ HubExpected<json> DiscussionStore::load() const {
   json all = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!all.is_object() || !all.contains("discussions") || !all["discussions"].is_array()) {
     return hub_fail(500, "", fmt::format("\"{}\" is damaged: expected {{\"discussions\": [...]}}",
-                                         m_path.string()));
+                                         shown_path()));
   }
   std::size_t index = 0;
   for (const auto& discussion : all["discussions"]) {
     if (const auto problem = shape_error(discussion)) {
       return hub_fail(500, "", fmt::format("\"{}\" is damaged: entry {} of \"discussions\" {}",
-                                           m_path.string(), index + 1, *problem));
+                                           shown_path(), index + 1, *problem));
     }
     ++index;
   }

@@ -27,6 +27,8 @@ class DiscussionStore {
   HubExpected<void> save(const nlohmann::json& all) const;
 
  private:
+  std::string shown_path() const;  // the file as error messages name it
+
   std::filesystem::path m_path;
 };
 
