@@ -36,11 +36,7 @@ using nlohmann::ordered_json;
 
 struct DownloadOptions {
   std::string repo_id;  // or a project directory holding kernels.lock
-  std::optional<unsigned> version;
-  std::optional<std::string> revision;
-  // CLI11 fills these; the callback moves them into the optionals above when given.
-  unsigned version_value = 0;
-  std::string revision_value;
+  RevisionOptions revision;
   bool all_variants = false;
   bool json = false;
   std::string python;  // --python: the interpreter whose torch decides the variant
@@ -52,8 +48,8 @@ void run_download(const DownloadOptions& options) {
   const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
 
   cache::KernelDownloadRequest request;
-  request.version = options.version;
-  request.revision = options.revision;
+  request.version = options.revision.version;
+  request.revision = options.revision.revision;
   request.all_variants = options.all_variants;
   if (!options.all_variants) {
     request.system = detect_loader_system(options.python);
@@ -66,8 +62,10 @@ void run_download(const DownloadOptions& options) {
   if (options.json) {
     const ordered_json out = {
         {"repo_id", repo.str()},
-        {"version", options.version ? ordered_json(*options.version) : ordered_json()},
-        {"revision", options.revision ? ordered_json(*options.revision) : ordered_json()},
+        {"version", options.revision.version ? ordered_json(*options.revision.version)
+                                             : ordered_json()},
+        {"revision", options.revision.revision ? ordered_json(*options.revision.revision)
+                                               : ordered_json()},
         {"commit", result.commit},
         {"variant", result.chosen ? ordered_json(*result.chosen) : ordered_json()},
         {"path", result.path.string()},
@@ -192,32 +190,25 @@ void declare_download(CLI::App& app, RunState& state) {
                   "kernel repository, e.g. kernels-community/relu, or a project directory with "
                   "kernels.lock (every locked kernel at its commit, checked against the lock)")
       ->required();
-  auto* version = sub->add_option("--version", options->version_value,
-                                  "kernel version: the v<N> branch of the repository");
-  auto* revision = sub->add_option("--revision", options->revision_value,
-                                   "a branch, tag or commit sha instead of a version");
-  version->excludes(revision);
+  add_revision_options(*sub, options->revision,
+                       "kernel version: the v<N> branch of the repository",
+                       "a branch, tag or commit sha instead of a version");
   sub->add_flag("--all-variants", options->all_variants,
                 "download every build variant, not just the one for this machine");
   sub->add_flag("--json", options->json, "print the result as JSON on stdout");
   add_loader_python_option(*sub, options->python, "the variant");
-  sub->callback([options, version, revision, &state] {
+  sub->callback([options, &state] {
+    options->revision.collect();
     std::error_code ec;
     if (std::filesystem::is_directory(options->repo_id, ec)) {
-      if (version->count() > 0 || revision->count() > 0) {
+      if (options->revision.given()) {
         throw util::FatalError("--version and --revision name a repository's revision; a project's "
                                "kernels are downloaded at their locked commits");
       }
       run_download_project(*options, state);
       return;
     }
-    if (version->count() > 0) {
-      options->version = options->version_value;
-    }
-    if (revision->count() > 0) {
-      options->revision = options->revision_value;
-    }
-    if (!options->version && !options->revision) {
+    if (!options->revision.given()) {
       throw util::FatalError("give --version N or --revision R (a branch, tag or commit)");
     }
     run_download(*options);

@@ -34,8 +34,7 @@ using nlohmann::ordered_json;
 struct VerifyOptions {
   std::string kernel = ".";
   loader::InfoRequest request;
-  unsigned version_value = 0;
-  std::string revision_value;
+  RevisionOptions revision;
   bool all_variants = false;
   std::string backend;  // the loader's backend=: "cpu" or the detected backend
   bool filter_no_digest = false;
@@ -155,13 +154,7 @@ void run_verify(const VerifyOptions& options, RunState& state) {
       std::fputs(check_text(check).c_str(), stdout);
     }
   }
-  out["ok"] = !failed;
-  if (options.json) {
-    std::fputs((out.dump(2) + "\n").c_str(), stdout);
-  }
-  if (failed) {
-    state.exit_code = 1;
-  }
+  finish_verdict(out, failed, options.json, state);
 }
 
 }  // namespace
@@ -173,11 +166,7 @@ void declare_verify(CLI::App& app, RunState& state) {
                   "a build variant, a kernel directory or its build/, or a Hub repository id "
                   "whose cached variants are checked")
       ->capture_default_str();
-  auto* version = sub->add_option("--version", options->version_value,
-                                  "the kernel version (the v<N> branch) of a Hub kernel");
-  auto* revision = sub->add_option("--revision", options->revision_value,
-                                   "a branch, tag or commit of a Hub kernel instead of a version");
-  version->excludes(revision);
+  add_revision_options(*sub, options->revision);
   sub->add_flag("--all-variants", options->all_variants,
                 "check every cached variant of a Hub kernel, not just the one for this machine");
   sub->add_option("--backend", options->backend,
@@ -187,13 +176,10 @@ void declare_verify(CLI::App& app, RunState& state) {
                 "skip variants without metadata.json or without a digest in it");
   sub->add_flag("--json", options->json, "print the verdict of each variant as JSON");
   add_loader_python_option(*sub, options->python, "a Hub kernel's variant");
-  sub->callback([options, version, revision, &state] {
-    if (version->count() > 0) {
-      options->request.version = options->version_value;
-    }
-    if (revision->count() > 0) {
-      options->request.revision = options->revision_value;
-    }
+  sub->callback([options, &state] {
+    options->revision.collect();
+    options->request.version = options->revision.version;
+    options->request.revision = options->revision.revision;
     run_verify(*options, state);
   });
 }

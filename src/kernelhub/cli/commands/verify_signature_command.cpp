@@ -40,10 +40,7 @@ using nlohmann::ordered_json;
 
 struct VerifySignatureOptions {
   std::string kernel;
-  std::optional<unsigned> version;
-  std::optional<std::string> revision;
-  unsigned version_value = 0;
-  std::string revision_value;
+  RevisionOptions revision;
   bool all_variants = false;
   bool filter_unsigned = false;
   bool filter_no_digest = false;
@@ -73,14 +70,14 @@ Target find_targets(const VerifySignatureOptions& options) {
   Target target;
   std::error_code ec;
   if (fs::is_directory(options.kernel, ec)) {
-    if (options.version || options.revision) {
+    if (options.revision.given()) {
       throw util::FatalError("--revision and --version cannot be used with a local path");
     }
     target.header["path"] = options.kernel;
     target.dirs = value_or_fatal(loader::local_variant_dirs(options.kernel));
     return target;
   }
-  if (!options.version && !options.revision) {
+  if (!options.revision.given()) {
     throw util::FatalError(fmt::format(
         "a Hub kernel needs --version or --revision (\"{}\" is not a local directory)",
         options.kernel));
@@ -89,8 +86,8 @@ Target find_targets(const VerifySignatureOptions& options) {
   const hub::HubClient client(hub::Endpoint::from_environment());
   const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
   cache::KernelDownloadRequest request;
-  request.version = options.version;
-  request.revision = options.revision;
+  request.version = options.revision.version;
+  request.revision = options.revision.revision;
   request.all_variants = options.all_variants;
   if (!options.all_variants) {
     const variants::SubprocessRunner runner;
@@ -196,13 +193,7 @@ void run_verify_signature(const VerifySignatureOptions& options, RunState& state
       std::fputs(check_text(dir.filename().string(), check).c_str(), stdout);
     }
   }
-  out["ok"] = !failed;
-  if (options.json) {
-    std::fputs((out.dump(2) + "\n").c_str(), stdout);
-  }
-  if (failed) {
-    state.exit_code = 1;
-  }
+  finish_verdict(out, failed, options.json, state);
 }
 
 }  // namespace
@@ -214,11 +205,7 @@ void declare_verify_signature(CLI::App& app, RunState& state) {
                   "a Hub repository id (downloaded as `kernelhub download` does), or a build "
                   "variant, a kernel directory or its build/")
       ->required();
-  auto* version = sub->add_option("--version", options->version_value,
-                                  "the kernel version (the v<N> branch) of a Hub kernel");
-  auto* revision = sub->add_option("--revision", options->revision_value,
-                                   "a branch, tag or commit of a Hub kernel instead of a version");
-  version->excludes(revision);
+  add_revision_options(*sub, options->revision);
   sub->add_flag("--all-variants", options->all_variants,
                 "verify every variant of a Hub kernel, not just the one for this machine");
   sub->add_flag("--filter-unsigned", options->filter_unsigned,
@@ -232,13 +219,8 @@ void declare_verify_signature(CLI::App& app, RunState& state) {
   sub->add_option("--signer-workflow", options->signer_workflows,
                   "trust this GitHub workflow (https://github.com/ORG/REPO/.github/workflows/"
                   "FILE@REF) instead of the kernels-community build workflows; repeatable");
-  sub->callback([options, version, revision, &state] {
-    if (version->count() > 0) {
-      options->version = options->version_value;
-    }
-    if (revision->count() > 0) {
-      options->revision = options->revision_value;
-    }
+  sub->callback([options, &state] {
+    options->revision.collect();
     run_verify_signature(*options, state);
   });
 }
