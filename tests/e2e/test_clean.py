@@ -84,3 +84,21 @@ def test_clean_removes_the_generated_cmake_project_of_an_arch_build(kernel_build
     clean(kernel_builder, kernel)
     assert not (kernel / "build").exists()
     assert sorted(p.relative_to(kernel) for p in kernel.rglob("*")) == sources
+
+
+def test_clean_removes_a_project_create_project_wrote_into_build(kernel_builder, tmp_path):
+    kernel = noarch_kernel(tmp_path)
+    (kernel / "build").mkdir()
+    (kernel / "build" / "mine").mkdir()
+    (kernel / "build" / "mine" / "CACHEDIR.TAG").write_text(
+        "Signature: 8a477f597d28d172789f06886806bc55\n# another tool's cache\n")
+    run([kernel_builder, "create-project", kernel], check=True)
+    elsewhere = tmp_path / "elsewhere"
+    run([kernel_builder, "create-project", kernel, "--target", elsewhere], check=True)
+    project = kernel / "build" / "project"
+    (project / "_cmake_build").mkdir()  # what `pip install -e` builds there goes with it
+    done = clean(kernel_builder, kernel)
+    assert str(project) + "/" in done["removed"]
+    assert not project.exists()
+    assert (kernel / "build" / "mine" / "CACHEDIR.TAG").exists()  # not kernel-builder's tag
+    assert (elsewhere / "setup.py").exists() and not (elsewhere / "CACHEDIR.TAG").exists()

@@ -88,6 +88,11 @@ CleanPlan plan_clean(const fs::path& kernel_dir) {
       }
       continue;
     }
+    if (fs::is_directory(entry, error) && !fs::is_symlink(entry, error) &&
+        is_generated_folder(entry)) {
+      plan.folders.push_back(entry);  // a project create-project wrote, and what was built in it
+      continue;
+    }
     const auto record = owned && fs::is_directory(entry, error) && !fs::is_symlink(entry, error)
                             ? read_built_files(build_dir, name)
                             : std::nullopt;

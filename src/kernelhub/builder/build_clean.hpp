@@ -19,7 +19,8 @@ struct KeptPath {
 
 struct CleanPlan {
   // Variant files whose bytes are the ones the build wrote, then metadata.json; folders the
-  // builder owns whole (build/.kernelhub, tagged). Absolute paths, sorted.
+  // builder owns whole (build/.kernelhub and create-project's projects, tagged). Absolute
+  // paths, sorted.
   std::vector<std::filesystem::path> files;
   std::vector<std::filesystem::path> folders;
   std::vector<KeptPath> kept;

@@ -40,8 +40,21 @@ util::Expected<void> mark_builder_folder(const fs::path& build_dir) {
 }
 
 bool is_marked_builder_folder(const fs::path& build_dir) {
-  const auto text = util::read_file(builder_folder(build_dir) / k_tag_file);
-  return text && text->starts_with(k_cachedir_signature);
+  return is_generated_folder(builder_folder(build_dir));
+}
+
+util::Expected<void> mark_generated_folder(const fs::path& folder) {
+  return util::write_file_atomic(
+      folder / k_tag_file,
+      fmt::format("{}\n# kernel-builder create-project wrote this folder; `kernel-builder clean` "
+                  "removes it.\n",
+                  k_cachedir_signature));
+}
+
+bool is_generated_folder(const fs::path& folder) {
+  const auto text = util::read_file(folder / k_tag_file);
+  return text && text->starts_with(k_cachedir_signature) &&
+         text->find("kernel-builder") != std::string::npos;
 }
 
 util::Expected<void> write_built_files(const fs::path& build_dir, const std::string& variant,

@@ -13,6 +13,7 @@
 //   build/.kernelhub/CACHEDIR.TAG                the builder's own folder (the cache-directory
 //                                                tag backup tools honour), made by the builder
 //   build/.kernelhub/<variant>/built-files.json  every file of build/<variant>/ with its hash
+//   build/<project>/CACHEDIR.TAG                 a project create-project wrote there
 namespace kernelhub::builder {
 
 // The signature line of a cache-directory tag (bford.info/cachedir).
@@ -27,6 +28,14 @@ util::Expected<void> mark_builder_folder(const std::filesystem::path& build_dir)
 
 // True when build/.kernelhub carries the tag mark_builder_folder writes.
 bool is_marked_builder_folder(const std::filesystem::path& build_dir);
+
+// Tags `folder` (a project create-project generated) as kernel-builder's own, so `clean`
+// removes it whole with what was built in it (pip's CMake tree, the links setup.py made).
+util::Expected<void> mark_generated_folder(const std::filesystem::path& folder);
+
+// True when `folder` carries a tag written by kernel-builder (mark_builder_folder or
+// mark_generated_folder); another tool's CACHEDIR.TAG does not count.
+bool is_generated_folder(const std::filesystem::path& folder);
 
 // One assembled variant: its files' hashes (metadata.json's digest) and metadata.json itself,
 // which the digest leaves out.

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/builder/build_manifest.hpp>
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/tvm_ffi_project.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
@@ -81,6 +82,13 @@ void run_create_project(const CreateProjectOptions& options) {
     const bool refused = !options.force && !codegen::existing_paths(*files, target).empty();
     throw util::FatalError(refused ? written.error().message + "; pass --force to replace them"
                                    : written.error().message);
+  }
+  // A project inside build/ is the builder's to remove (`clean`); one elsewhere is the user's.
+  const auto relative = target.lexically_normal().lexically_relative(kernel_dir / "build");
+  if (!relative.empty() && *relative.begin() != ".." && relative != ".") {
+    if (auto tagged = builder::mark_generated_folder(target); !tagged) {
+      throw util::FatalError(tagged.error().message);
+    }
   }
   if (options.json) {
     nlohmann::ordered_json out;
