@@ -167,6 +167,37 @@ class Browser:
             raise AssertionError(f"{url} answered {status}")
         return parse(self.dom())
 
+    def submit(self, form_id, fields=None):
+        """Fills the form `form_id` of the page shown ({name: value}) and submits it as a
+        reader would press its button; waits for the page it leads to and returns that
+        page's HTTP status (the last document answer, after any redirect)."""
+        self._events.clear()
+        # DevTools evaluation is not the page's script, so the pages' no-script policy does
+        # not stop it; the form is then sent by Chromium itself, cookies and all.
+        script = ("(() => { const form = document.getElementById(%s);"
+                  " if (!form) { return false; }"
+                  " for (const [name, value] of Object.entries(%s)) {"
+                  " form.elements[name].value = value; }"
+                  " form.requestSubmit(); return true; })()"
+                  % (json.dumps(form_id), json.dumps(fields or {})))
+        found = self._call("Runtime.evaluate", {"expression": script, "returnByValue": True},
+                           session=True)["result"]["value"]
+        if not found:
+            raise AssertionError(f"no form #{form_id} on the page")
+        self._wait_event("Page.loadEventFired")
+        statuses = [e["params"]["response"]["status"] for e in self._events
+                    if e["method"] == "Network.responseReceived"
+                    and e["params"].get("type") == "Document"]
+        return statuses[-1] if statuses else None
+
+    def load_dom(self):
+        """The page shown now, parsed (after `submit`, say)."""
+        return parse(self.dom())
+
+    def cookies(self):
+        """The browser's cookies, as DevTools lists them (name, value, httpOnly, sameSite...)."""
+        return self._call("Network.getCookies", session=True)["cookies"]
+
     def screenshot(self, url, path: Path, width=1280):
         """The whole page at `url`, `width` pixels wide, as a PNG at `path`."""
         self.open(url)

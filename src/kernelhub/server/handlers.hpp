@@ -22,6 +22,9 @@ struct Context {
   RepositoryStore& store;
   const HttpRequest& request;
   const RequestTarget& target;
+  // The token of the browser session (web/login_page.hpp) a GET or HEAD of a page came with;
+  // null for the API and for every write, which take only the Authorization header.
+  const std::string* session_token = nullptr;
 };
 
 // Reads (read_handlers.cpp). `revision` nullopt means the default branch.
@@ -84,6 +87,7 @@ HubExpected<nlohmann::json> merge_pull_request(Context& ctx, const RepoId& id,
 HubExpected<OpenRepository> open_for_read(Context& ctx, const RepoId& id, RepoId* served = nullptr);
 // A token from the token file in `Authorization: Bearer`, or the 401/403 to answer.
 HubExpected<void> require_write_token(const Context& ctx);
+// A token the server accepts in `Authorization: Bearer`, or else in `ctx.session_token`.
 bool has_valid_token(const Context& ctx);
 // "<base>/[kernels/|datasets/]ns/name"
 std::string repo_url(const Context& ctx, const RepoId& id);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/web/login_page.hpp>
 #include <kernelhub/server/web/web_pages.hpp>
 
 namespace kernelhub::server {
@@ -22,6 +23,8 @@ constexpr std::uint64_t k_max_json_body = std::uint64_t{16} << 20;
 // validate-yaml's body (a model card) is read without a token: 256 connections of one peer
 // may then hold 64 MiB at most.
 constexpr std::uint64_t k_max_card_body = std::uint64_t{256} << 10;
+// The sign-in form: one token, url-encoded.
+constexpr std::uint64_t k_max_login_body = std::uint64_t{4} << 10;
 // paths-info is a read sent as a POST (up to 1000 paths as a form), so it needs no token.
 constexpr std::uint64_t k_max_paths_body = std::uint64_t{1} << 20;
 
@@ -49,6 +52,11 @@ tl::unexpected<HubError> wrong_method(const HttpRequest& request) {
 
 bool is_read(const HttpRequest& request) {
   return request.method == "GET" || request.method == "HEAD";
+}
+
+// `/login` and `/logout`: one segment, which no repository page has.
+bool is_session_route(Segments segments) {
+  return segments.size() == 1 && (segments[0] == "login" || segments[0] == "logout");
 }
 
 // /api/{models|datasets|kernels}/{ns}/{name}/...
@@ -174,6 +182,10 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   if (is_paths_info(segments)) {
     return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_paths_body)};
   }
+  // Signing in is how a browser shows its token, so it cannot need one.
+  if (is_session_route(segments)) {
+    return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_login_body)};
+  }
   // Every other endpoint behind these methods writes, so the token is checked now, before
   // the body is read: an unauthenticated client can make the server hold no body at all.
   handlers::Context ctx{*settings, m_store, head, target};
@@ -188,7 +200,8 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
 HubRouter::HubRouter(ServerSettings settings)
     : m_config_stamp(file_stamp(settings.root / "config.toml")),
       m_token_stamp(settings.token_file.empty() ? FileStamp{} : file_stamp(settings.token_file)),
-      m_store(settings.root) {
+      m_store(settings.root),
+      m_sessions(settings.session_lifetime) {
   m_settings = std::make_shared<const ServerSettings>(std::move(settings));
 }
 
@@ -258,15 +271,64 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   const std::shared_ptr<const ServerSettings> settings = this->settings();
   handlers::Context ctx{*settings, m_store, request, *target};
   const Segments segments(target->segments);
+  // A session cookie counts for reads outside /api only: the API and every write keep
+  // needing the Authorization header, which no other site's page can make a browser send.
+  std::optional<std::string> session_token;
+  if (is_read(request) && (segments.empty() || segments[0] != "api")) {
+    if (const auto id = web::session_cookie(request)) {
+      session_token = m_sessions.token_of(*id);
+    }
+  }
+  if (session_token) {
+    ctx.session_token = &*session_token;
+  }
   HubExpected<HttpResponse> response;
-  if (segments.empty()) {
+  if (is_session_route(segments)) {
+    response = sign_in(ctx);
+  } else if (segments.empty()) {
     response = is_read(request) ? handlers::index_page(ctx) : wrong_method(request);
   } else if (segments[0] == "api") {
     response = route_api(ctx, segments.subspan(1));
   } else {
     response = route_file(ctx, segments);
   }
-  return response ? std::move(*response) : error_response(response.error());
+  HttpResponse answer = response ? std::move(*response) : error_response(response.error());
+  web::fill_account(answer, session_token && handlers::has_valid_token(ctx));
+  return answer;
+}
+
+HubExpected<HttpResponse> HubRouter::sign_in(handlers::Context& ctx) {
+  const HttpRequest& request = ctx.request;
+  if (ctx.target.segments[0] == "logout") {
+    if (request.method != "POST") {
+      return wrong_method(request);
+    }
+    if (const auto id = web::session_cookie(request)) {
+      m_sessions.close(*id);
+    }
+    return web::session_redirect("", ctx.settings.session_lifetime);
+  }
+  if (is_read(request)) {
+    return web::login_page(false);
+  }
+  if (request.method != "POST") {
+    return wrong_method(request);
+  }
+  // A form body is a query string: the target parser decodes it the same way.
+  const auto form = parse_request_target("/?" + std::string(request.body));
+  std::string token;
+  if (form) {
+    for (const auto& [name, value] : form->query) {
+      if (name == "token") {
+        token = value;
+      }
+    }
+  }
+  // The same check as the Authorization header's, against the token file in force.
+  if (token.empty() || !ctx.settings.tokens.contains(token)) {
+    return web::login_page(true);
+  }
+  return web::session_redirect(m_sessions.open(token), ctx.settings.session_lifetime);
 }
 
 }  // namespace kernelhub::server

@@ -12,9 +12,14 @@
 #include <kernelhub/server/http_message.hpp>
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
+#include <kernelhub/server/session_store.hpp>
 #include <kernelhub/util/expected.hpp>
 
 namespace kernelhub::server {
+
+namespace handlers {
+struct Context;
+}
 
 // The Hub protocol over a RepositoryStore: routes a request on its raw path (hub-api.md §1.2)
 // to the read and write handlers and turns every HubError into the Hub's error answer.
@@ -55,6 +60,7 @@ class HubRouter {
 
  private:
   void reload_if_due();
+  HubExpected<HttpResponse> sign_in(handlers::Context& ctx);
 
   mutable std::mutex m_settings_mutex;
   std::shared_ptr<const ServerSettings> m_settings;
@@ -64,6 +70,7 @@ class HubRouter {
   std::function<void(const std::string&)> m_log;
   std::atomic<std::int64_t> m_next_check{0};  // steady_clock ticks
   RepositoryStore m_store;
+  SessionStore m_sessions;
 };
 
 }  // namespace kernelhub::server

@@ -48,7 +48,8 @@ bool has_valid_token(const Context& ctx) {
   const auto header = ctx.request.header("authorization");
   constexpr std::string_view k_bearer = "Bearer ";
   if (!header || !header->starts_with(k_bearer)) {
-    return false;
+    // Checked against the token file in force, so removing a token ends its sessions too.
+    return ctx.session_token != nullptr && ctx.settings.tokens.contains(*ctx.session_token);
   }
   const std::string token(header->substr(k_bearer.size()));
   return ctx.settings.tokens.contains(token);

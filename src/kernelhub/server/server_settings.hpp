@@ -53,6 +53,8 @@ struct ServerSettings {
   std::size_t max_body_bytes = std::size_t{2} << 30;
   std::size_t threads = 32;
   ServerLimits limits;
+  // How long a browser's sign-in (`/login`) lasts; sessions also end when the server stops.
+  std::chrono::seconds session_lifetime{std::chrono::hours(12)};
 };
 
 // One token a line; blank lines and lines starting with `#` are skipped.

@@ -36,6 +36,7 @@ struct ServeOptions {
   std::uint64_t min_rate_kib = 64;
   std::size_t max_connections = 10000;
   std::size_t max_connections_per_peer = 256;
+  unsigned session_hours = 12;
 };
 
 void run_serve(const ServeOptions& options) {
@@ -52,6 +53,7 @@ void run_serve(const ServeOptions& options) {
   settings.limits.min_rate_bytes = options.min_rate_kib << 10;
   settings.limits.max_connections = options.max_connections;
   settings.limits.max_connections_per_peer = options.max_connections_per_peer;
+  settings.session_lifetime = std::chrono::hours(options.session_hours);
   if (!options.token_file.empty()) {
     settings.token_file = std::filesystem::absolute(options.token_file);
     settings.tokens = value_or_fatal(server::read_token_file(options.token_file));
@@ -126,6 +128,11 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
                   "closed")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));
+  sub->add_option("--session-hours", options->session_hours,
+                  "hours a browser's sign-in at /login lasts (pages only; sessions are held "
+                  "in memory and end when the server stops)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 8760));
   sub->callback([options] { run_serve(*options); });
 }
 

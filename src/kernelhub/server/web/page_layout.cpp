@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/web/html.hpp>
+#include <kernelhub/server/web/login_page.hpp>
 
 namespace kernelhub::server::web {
 
@@ -47,6 +48,8 @@ border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--
 form.search button{padding:.35em .9em;border:1px solid var(--line);border-radius:6px;
 background:var(--panel);color:var(--fg)}
 .tabs a{margin-right:1em}
+header.site .account{margin-left:auto}header.site form.signout{margin:0}
+.error{color:var(--accent)}
 figure.chart{margin:.5em 0;overflow-x:auto}
 )css";
 
@@ -68,8 +71,8 @@ std::string page_html(const PageFrame& frame) {
       "<title>{} · kernelhub</title><style>{}</style></head>\n<body>\n"
       "<header class=\"site\"><a class=\"brand\" href=\"/\">kernel<span>hub</span></a>"
       "<a href=\"/kernels\">Kernels</a><a href=\"/models\">Models</a>"
-      "<a href=\"/datasets\">Datasets</a></header>\n<main>\n{}{}</main>\n</body></html>\n",
-      escape(frame.title), k_style,
+      "<a href=\"/datasets\">Datasets</a>{}</header>\n<main>\n{}{}</main>\n</body></html>\n",
+      escape(frame.title), k_style, k_account_marker,
       crumbs.empty() ? "" : fmt::format("<nav class=\"crumbs\">{}</nav>\n", crumbs), frame.body);
 }
 

@@ -16,7 +16,8 @@
 //   .../commit/<rev>                    one commit: the files it changed, with sizes
 //   .../discussions[/<N>]               discussions and pull requests (a PR's files and head)
 // Pages are plain HTML with one inline stylesheet: no script. A private repository is shown
-// only to a reader whose bearer token the server accepts, and is otherwise answered exactly
+// only to a reader whose bearer token the server accepts (in the Authorization header, or in
+// the session a browser opened at /login, login_page.hpp), and is otherwise answered exactly
 // as a missing one (the API's rule).
 namespace kernelhub::server::web {
 

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Signing a browser in at /login (`kernelhub serve`): a token typed into the form gives a
+session cookie that shows private repositories on pages, and nothing else. Every page is
+loaded in headless Chromium; the form is filled and sent by Chromium, not by setting headers."""
+import json
+
+import pytest
+
+from headless_browser import CHROMIUM, Browser
+from serve_helpers import http
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="needs Debian's chromium (scripts/setup.sh installs it)")
+
+SECRET = "kh-signin/secret-kernel"
+PUBLIC = "kh-signin/open-kernel"
+
+
+def create(server, repo_id, private):
+    ns, name = repo_id.split("/")
+    status, _, body = http(server, "POST", "/api/repos/create", json.dumps(
+        {"organization": ns, "name": name, "type": "kernel", "private": private}),
+        token=server.token, headers={"Content-Type": "application/json"})
+    assert status == 200, body
+
+
+def session_cookies(browser):
+    return [c for c in browser.cookies() if c["name"] == "kernelhub_session"]
+
+
+def listed_names(browser, url):
+    return [row[0] for row in browser.load(url + "/kernels").by_id("repos").rows()]
+
+
+def sign_in(browser, server, token):
+    assert browser.open(server.url + "/login") == 200
+    return browser.submit("login", {"token": token})
+
+
+def test_signing_in_shows_private_repositories_and_signing_out_hides_them(hub_server):
+    create(hub_server, PUBLIC, private=False)
+    create(hub_server, SECRET, private=True)
+    with Browser() as browser:
+        anonymous = browser.load(hub_server.url + "/kernels")
+        assert "secret-kernel" not in browser.dom()
+        assert anonymous.find("a", href="/login") is not None
+        assert browser.open(hub_server.url + f"/kernels/{SECRET}") == 404
+
+        assert sign_in(browser, hub_server, hub_server.token) == 200
+        cookies = session_cookies(browser)
+        assert len(cookies) == 1
+        cookie = cookies[0]
+        # An opaque id, never the token, out of reach of scripts and of other sites' pages.
+        assert hub_server.token not in cookie["value"] and len(cookie["value"]) == 64
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+
+        names = listed_names(browser, hub_server.url)
+        assert any(name.startswith(SECRET) for name in names), names
+        page = browser.load(hub_server.url + f"/kernels/{SECRET}")
+        assert "secret-kernel" in page.find("h1").text()
+        assert page.by_id("signed-in").text() == "signed in"
+
+        assert browser.submit("sign-out-form") == 200
+        assert session_cookies(browser) == []
+        assert "secret-kernel" not in browser.dom()
+        assert browser.open(hub_server.url + f"/kernels/{SECRET}") == 404
+        # The old id is dead on the server too, not merely forgotten by the browser.
+        status, _, _ = http(hub_server, "GET", f"/kernels/{SECRET}",
+                            headers={"Cookie": f"kernelhub_session={cookie['value']}"})
+        assert status == 404
+
+
+def test_a_wrong_token_shows_the_form_again_and_sets_no_cookie(hub_server):
+    create(hub_server, SECRET, private=True)
+    with Browser() as browser:
+        assert sign_in(browser, hub_server, hub_server.token + "x") == 200
+        page = browser.load_dom()
+        assert page.by_id("login") is not None
+        assert "not accepted" in page.by_id("login-error").text()
+        assert session_cookies(browser) == []
+        assert "secret-kernel" not in browser.dom()
+        assert SECRET not in " ".join(listed_names(browser, hub_server.url))
+
+
+def test_the_cookie_opens_no_api_read_and_no_write(hub_server):
+    create(hub_server, SECRET, private=True)
+    with Browser() as browser:
+        assert sign_in(browser, hub_server, hub_server.token) == 200
+        (cookie,) = session_cookies(browser)
+    jar = {"Cookie": f"kernelhub_session={cookie['value']}"}
+    # The cookie does work for pages, so the refusals below are the cookie's limits.
+    assert http(hub_server, "GET", f"/kernels/{SECRET}", headers=jar)[0] == 200
+    assert http(hub_server, "GET", f"/api/kernels/{SECRET}", headers=jar)[0] == 404
+    assert http(hub_server, "GET", f"/api/kernels/{SECRET}/refs", headers=jar)[0] == 404
+    status, _, _ = http(hub_server, "POST", "/api/repos/create", json.dumps(
+        {"organization": "kh-signin", "name": "forged", "type": "kernel"}),
+        headers={**jar, "Content-Type": "application/json"})
+    assert status == 401
+    status, _, _ = http(hub_server, "POST", f"/api/kernels/{SECRET}/branch/forged",
+                        json.dumps({}), headers={**jar, "Content-Type": "application/json"})
+    assert status == 401
+    refs = json.loads(http(hub_server, "GET", f"/api/kernels/{SECRET}/refs",
+                           token=hub_server.token)[2])
+    assert [b["name"] for b in refs["branches"]] == ["main"]
+    assert http(hub_server, "GET", "/api/kernels/kh-signin/forged",
+                token=hub_server.token)[0] == 404
