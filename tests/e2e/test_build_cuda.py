@@ -157,3 +157,19 @@ def test_capabilities_that_leave_nothing_to_compile_fail_the_build(kernel_builde
     assert ('cannot build cuda: cuda kernel "relu_cuda": empty set of capabilities after '
             "intersection (kernel: 99999.0, supported: ") in result.stderr
     assert not (kernel_dir / "build").exists() or not any((kernel_dir / "build").glob("torch*"))
+
+
+def test_a_terminal_shows_the_cuda_steps_as_cuda_progress(kernel_builder, tmp_path):
+    """issue 13 item 11: on a terminal each variant's ninja steps show as one progress line
+    naming its backend and the source, relative to the kernel: `[cuda 1/4] relu_cuda/relu.cu`."""
+    from test_build_output import on_terminal
+
+    kernel_dir = tmp_path / "relu"
+    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel_dir,
+                    ignore=shutil.ignore_patterns("build"))
+    status, text = on_terminal([kernel_builder, "build", kernel_dir, "--python", PYTHON,
+                                "--unique-id", "cudatest"], {"CCACHE_BASEDIR": str(kernel_dir)})
+    assert status == 0, text
+    assert re.search(r"\r\x1b\[K\[cuda \d+/\d+\] relu_cuda/relu\.cu(\r|\x1b)", text), text
+    assert re.search(r"\r\x1b\[K\[cpu \d+/\d+\] relu_cpu/relu_cpu\.cpp(\r|\x1b)", text), text
+    assert "Building CUDA object" not in text  # ninja's own lines stay hidden
