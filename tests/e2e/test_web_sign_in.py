@@ -104,3 +104,17 @@ def test_the_cookie_opens_no_api_read_and_no_write(hub_server):
     assert [b["name"] for b in refs["branches"]] == ["main"]
     assert http(hub_server, "GET", "/api/kernels/kh-signin/forged",
                 token=hub_server.token)[0] == 404
+
+
+def test_repeated_failed_sign_ins_from_one_address_are_refused_for_a_while(hub_server):
+    def post_login(token):
+        return http(hub_server, "POST", "/login", f"token={token}",
+                    headers={"Content-Type": "application/x-www-form-urlencoded"})
+
+    for _ in range(5):
+        status, headers, _ = post_login("wrong")
+        assert status == 200 and headers.get("Set-Cookie") is None
+    # Even the right token is not looked at now: guessing costs a minute per five tries.
+    status, headers, body = post_login(hub_server.token)
+    assert status == 429 and headers.get("Set-Cookie") is None
+    assert b"Too many failed sign-ins" in body

@@ -29,6 +29,7 @@ struct HttpRequest {
   // body held in memory.
   std::function<void(std::string_view)> release_body;
   std::string base_url;  // "http://<Host header>", for URLs the client must parse back
+  std::string peer;      // the client's IP address; empty where no socket is involved
 
   std::optional<std::string_view> header(std::string_view lower_name) const;
 };

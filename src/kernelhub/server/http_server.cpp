@@ -264,6 +264,7 @@ class Session : public std::enable_shared_from_this<Session> {
     m_keep_alive = head.keep_alive;
     m_is_head = head.is_head;
     m_request = std::move(head.request);
+    m_request.peer = m_peer;
 
     const bool has_body = head.has_body;
 

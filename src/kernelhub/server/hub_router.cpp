@@ -314,6 +314,9 @@ HubExpected<HttpResponse> HubRouter::sign_in(handlers::Context& ctx) {
   if (request.method != "POST") {
     return wrong_method(request);
   }
+  if (!m_login_throttle.allowed(request.peer)) {
+    return web::login_page(true, 429);
+  }
   // A form body is a query string: the target parser decodes it the same way.
   const auto form = parse_request_target("/?" + std::string(request.body));
   std::string token;
@@ -326,8 +329,10 @@ HubExpected<HttpResponse> HubRouter::sign_in(handlers::Context& ctx) {
   }
   // The same check as the Authorization header's, against the token file in force.
   if (token.empty() || !ctx.settings.tokens.contains(token)) {
+    m_login_throttle.failed(request.peer);
     return web::login_page(true);
   }
+  m_login_throttle.succeeded(request.peer);
   return web::session_redirect(m_sessions.open(token), ctx.settings.session_lifetime);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <kernelhub/server/http_message.hpp>
+#include <kernelhub/server/login_throttle.hpp>
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
 #include <kernelhub/server/session_store.hpp>
@@ -71,6 +72,7 @@ class HubRouter {
   std::atomic<std::int64_t> m_next_check{0};  // steady_clock ticks
   RepositoryStore m_store;
   SessionStore m_sessions;
+  LoginThrottle m_login_throttle;
 };
 
 }  // namespace kernelhub::server

@@ -7,11 +7,16 @@
 
 namespace kernelhub::server::web {
 
-HttpResponse login_page(bool failed) {
+HttpResponse login_page(bool failed, int status) {
   // No detail on a failure: whether the token is unknown, revoked or the server read-only is
   // nothing a stranger needs to learn.
-  const std::string error =
-      failed ? "<p class=\"error\" id=\"login-error\">That token was not accepted.</p>\n" : "";
+  std::string error;
+  if (status == 429) {
+    error = "<p class=\"error\" id=\"login-error\">Too many failed sign-ins from this "
+            "address: try again in a minute.</p>\n";
+  } else if (failed) {
+    error = "<p class=\"error\" id=\"login-error\">That token was not accepted.</p>\n";
+  }
   const std::string body = fmt::format(
       "<h1>Sign in</h1>\n{}"
       "<p class=\"muted\">A token from the server's token file lets this browser see private "
@@ -21,7 +26,7 @@ HttpResponse login_page(bool failed) {
       "<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" "
       "required></label> <button type=\"submit\">Sign in</button></form>\n",
       error);
-  return html_response(page_html({"Sign in", {}, body}));
+  return html_response(page_html({"Sign in", {}, body}), status);
 }
 
 std::optional<std::string> session_cookie(const HttpRequest& request) {

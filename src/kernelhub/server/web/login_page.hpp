@@ -15,8 +15,9 @@ namespace kernelhub::server::web {
 
 inline constexpr std::string_view k_session_cookie = "kernelhub_session";
 
-// The form; with `failed`, saying only that the token was not accepted.
-HttpResponse login_page(bool failed);
+// The form; with `failed`, saying only that the token was not accepted (429: after too many
+// failures from the reader's address, when it was not even checked).
+HttpResponse login_page(bool failed, int status = 200);
 
 // The session id a request's Cookie header carries, if any.
 std::optional<std::string> session_cookie(const HttpRequest& request);
