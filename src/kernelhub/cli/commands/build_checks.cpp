@@ -196,7 +196,18 @@ LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
     // This variant's interpreter has imported torch and kernels already when it was started
     // during the build; the next one starts importing now, while this one loads.
     auto worker = std::move(warm);
-    if (index + 1 < result.variants.size()) {
+    const auto later_needs_one = [&] {
+      for (auto later = index + 1; later < result.variants.size(); ++later) {
+        const auto& next = result.variants[later];
+        const auto next_tag = variant_torch_tag(next.name);
+        if (!passed_before(next, load_check_key(next, interpreter)) &&
+            (next_tag.empty() || torch.empty() || next_tag == torch)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    if (later_needs_one()) {
       warm = start_load_check_worker(python);
     }
     const auto started = std::chrono::steady_clock::now();
