@@ -64,9 +64,13 @@ struct GetKernelOptions {
   std::optional<std::string> backend;  // "cpu", or the backend libtorch was built for
   bool trust_remote_code = false;      // skip the publisher trust check
   // Refuse the variant unless its metadata.json carries a Sigstore signature by a
-  // kernels-community build workflow and its files match the signed digest; checked before the
-  // library is opened. Unset: KERNELHUB_REQUIRE_SIGNATURE decides (off when it is unset).
+  // kernels-community build workflow, or a keyed signature (`kernel-builder sign`) by a trusted
+  // key, and its files match the signed digest; checked before the library is opened. Unset:
+  // KERNELHUB_REQUIRE_SIGNATURE decides (off when it is unset).
   std::optional<bool> require_signature;
+  // PEM public keys that keyed signatures must come from. Empty: KERNELHUB_TRUSTED_KEYS
+  // (files separated by ':'), else the keys the hub publishes (kernelhub serve's config.toml).
+  std::vector<std::filesystem::path> trusted_keys;
 };
 
 // Loads `repo_id` from the Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, KERNELS_CACHE or the

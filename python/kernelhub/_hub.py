@@ -12,7 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Callable, Sequence
 
 from . import _kernelhub, _system
 from ._errors import translate_errors
@@ -173,7 +173,7 @@ def _find_local(path: Path, backend: str | None) -> Path:
 
 
 def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch,
-                 require_signature=False) -> Locator:
+                 require_signature=False, trusted_keys=()) -> Locator:
     """LOCAL_KERNELS first (by repo id, the version ignored), else the Hub."""
 
     def locate(spec: Spec):
@@ -186,7 +186,8 @@ def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch,
                           check_arch=check_arch, user_agent=user_agent)
         if require_signature:
             # Before _load_tree imports anything of this node or its dependencies.
-            _kernelhub.require_signed_variant(result["variant_path"])
+            _kernelhub.require_signed_variant(result["variant_path"],
+                                              [os.fspath(key) for key in trusted_keys])
         return Path(result["variant_path"]), RepoInfo(result["repo_id"], result["revision"])
 
     return locate
@@ -240,12 +241,15 @@ def install_kernel(repo_id: str, *, revision: str | None = None, version: int | 
 def get_kernel(repo_id: str, *, revision: str | None = None, version: int | None = None,
                backend: str | None = None, user_agent: str | dict | None = None,
                trust_remote_code: bool | list[str] = False,
-               check_arch: bool = True, require_signature: bool | None = None) -> ModuleType:
+               check_arch: bool = True, require_signature: bool | None = None,
+               trusted_keys: Sequence[str | os.PathLike] | None = None) -> ModuleType:
     """Loads `repo_id` at `version` (a v<N> branch) or `revision` from the Hub, or from the
     path LOCAL_KERNELS maps it to, with its kernel-depends loaded first. `require_signature`
     (default: KERNELHUB_REQUIRE_SIGNATURE) refuses, before anything is imported, a variant
-    whose metadata.json has no valid Sigstore signature of a trusted workflow or whose files
-    differ from its digest."""
+    whose metadata.json has no valid Sigstore signature of a trusted workflow, nor a keyed
+    signature (`kernel-builder sign`) by a trusted key, or whose files differ from its digest.
+    `trusted_keys` (PEM public key files) are the keys a keyed signature must come from;
+    without them KERNELHUB_TRUSTED_KEYS, else the keys the hub publishes."""
     local = _local_override(repo_id)
     if local is not None:
         # As kernels, the trust and version checks do not apply to an override; backend= does
@@ -254,7 +258,8 @@ def get_kernel(repo_id: str, *, revision: str | None = None, version: int | None
                                 user_agent=user_agent)
     locate = _hub_locator(backend=backend, trust_remote_code=trust_remote_code,
                           user_agent=user_agent, check_arch=check_arch,
-                          require_signature=_kernelhub.signature_required(require_signature))
+                          require_signature=_kernelhub.signature_required(require_signature),
+                          trusted_keys=tuple(trusted_keys or ()))
     return _load_tree((repo_id, version, revision), locate, locate)
 
 

@@ -68,19 +68,24 @@ void bind_verify(py::module_& m) {
 
   m.def(
       "require_signed_variant",
-      [](const fs::path& variant_path) {
+      [](const fs::path& variant_path, const std::vector<fs::path>& trusted_keys) {
         util::Expected<void> verified;
         {
           py::gil_scoped_release release;
-          verified = loader::require_signed_variant(variant_path);
+          loader::KeyOptions keys;
+          keys.files = trusted_keys;
+          keys.hub = loader::HubKeySource::from_environment();
+          verified = loader::require_signed_variant(variant_path, keys);
         }
         if (!verified) {
           raise(PyExc_ImportError, verified.error().message);
         }
       },
-      py::arg("variant_path"),
-      "Raises ImportError unless the variant is signed by a kernels-community build workflow "
-      "and matches its digest; call it before importing anything from the variant.");
+      py::arg("variant_path"), py::arg("trusted_keys") = std::vector<fs::path>{},
+      "Raises ImportError unless the variant is signed by a kernels-community build workflow, "
+      "or with a trusted key (trusted_keys: PEM files; empty: KERNELHUB_TRUSTED_KEYS, else the "
+      "hub's published keys), and matches its digest; call it before importing anything from "
+      "the variant.");
 }
 
 }  // namespace kernelhub::python

@@ -217,6 +217,26 @@ HubResult<OrganizationOverview> HubClient::organization_overview(std::string_vie
   return overview;
 }
 
+HubResult<std::vector<std::string>> HubClient::trusted_keys() const {
+  const std::string url = m_endpoint.url + "/api/kernelhub/trusted-keys";
+  constexpr std::string_view what = "the hub's trusted keys";
+  auto response = KH_HUB_TRY(detail::require_success(KH_HUB_TRY(send_json("GET", url, {})), what));
+  const auto json = KH_HUB_TRY(detail::json_body(response, what));
+  const auto keys = json.is_object() ? json.find("keys") : json.end();
+  if (keys == json.end() || !keys->is_array()) {
+    return hub_fail(ErrorKind::invalid_response, fmt::format("{}: no \"keys\" list", what));
+  }
+  std::vector<std::string> pems;
+  for (const auto& key : *keys) {
+    const auto pem = key.is_object() ? key.find("pem") : key.end();
+    if (pem == key.end() || !pem->is_string()) {
+      return hub_fail(ErrorKind::invalid_response, fmt::format("{}: a key without \"pem\"", what));
+    }
+    pems.push_back(pem->get<std::string>());
+  }
+  return pems;
+}
+
 HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
                                                        std::string_view revision,
                                                        std::string_view path,

@@ -143,6 +143,9 @@ public:
   HubResult<Refs> list_refs(const RepoRef& repo, bool include_prs = false) const;
   // The kernels loader's publisher trust check reads this (loader.md §5.1).
   HubResult<OrganizationOverview> organization_overview(std::string_view organization) const;
+  // A kernelhub serve extension (`GET /api/kernelhub/trusted-keys`): the PEM public keys the
+  // organisation signs kernels with. A Hub without it answers 404 (ErrorKind::http_status).
+  HubResult<std::vector<std::string>> trusted_keys() const;
   // Follows `Link: <...>; rel="next"` pages. `path` empty lists from the root.
   HubResult<std::vector<TreeEntry>> list_tree(const RepoRef& repo, std::string_view revision,
                                               std::string_view path = {},

@@ -10,6 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/util/file_io.hpp>
+#include <kernelhub/verify/bundle.hpp>
+
 namespace kernelhub::loader {
 
 namespace {
@@ -134,11 +137,32 @@ util::Expected<SignerTrust> signer_trust_from_environment() {
   return trust;
 }
 
-util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir) {
+util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir,
+                                            const KeyOptions& keys) {
   const SignerTrust trust = KH_TRY(signer_trust_from_environment());
+  std::vector<verify::TrustedKey> trusted_keys;
+  // A bundle that cannot be read is left to the verifier, which reports it in its words.
+  if (auto bundle = util::read_file(variant_dir / "metadata.json.sigstore");
+      bundle && verify::names_public_key(*bundle)) {
+    auto resolved = resolve_trusted_keys(keys);
+    if (!resolved) {
+      return util::fail(fmt::format(
+          "refusing to load kernel variant \"{}\" (signature required): its bundle is signed "
+          "with a key, and the trusted keys cannot be read: {}",
+          variant_dir.string(), resolved.error().message));
+    }
+    trusted_keys = std::move(*resolved);
+    if (trusted_keys.empty()) {
+      return util::fail(fmt::format(
+          "refusing to load kernel variant \"{}\" (signature required): its bundle is signed "
+          "with a key, and no key is trusted (pass trusted_keys, set KERNELHUB_TRUSTED_KEYS, or "
+          "list the key in the hub's config.toml [signing] trusted-keys)",
+          variant_dir.string()));
+    }
+  }
   const auto check = verify::verify_signed_variant(
       variant_dir, trust.policies,
-      trust.trusted_root ? *trust.trusted_root : verify::production_trusted_root());
+      trust.trusted_root ? *trust.trusted_root : verify::production_trusted_root(), trusted_keys);
   if (!check.passed()) {
     return util::fail(signature_refusal(variant_dir, check));
   }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <kernelhub/loader/trusted_keys.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/verify/signed_variant.hpp>
 
@@ -39,10 +40,13 @@ util::Expected<std::vector<verify::GitHubWorkflowPolicy>> workflow_policies(
     const std::vector<std::string>& uris);
 
 // Passes only a variant that `verify::verify_signed_variant` calls Success under the trust the
-// environment configures (the production root and kernels' default policies unless set). The
-// error names the variant folder and says what failed in the reference CLI's words (with the
-// reason or the first violations).
-util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir);
+// environment configures (the production root and kernels' default policies unless set), or,
+// for a keyed bundle (a private hub's `kernel-builder sign`), under the keys `keys` resolves
+// (trusted_keys.hpp; resolved only when the bundle names a key, so Sigstore-signed loads make
+// no extra request). The error names the variant folder and says what failed in the reference
+// CLI's words (with the reason or the first violations).
+util::Expected<void> require_signed_variant(const std::filesystem::path& variant_dir,
+                                            const KeyOptions& keys = {});
 
 // The refusal text for a failed check (exposed for tests and for callers with own policies).
 std::string signature_refusal(const std::filesystem::path& variant_dir,

@@ -45,6 +45,9 @@ nlohmann::json tree_entries(git_repository* repo, const std::string& commit,
                             const std::vector<TreeItem>& items, bool expand);
 HubExpected<HttpResponse> organization_overview(Context& ctx, const std::string& org);
 HubExpected<HttpResponse> index_page(Context& ctx);
+// `GET /api/kernelhub/trusted-keys`: {"keys": [{"hint", "algorithm", "pem"}]}, the keys of
+// config.toml's [signing] trusted-keys (an empty list when none). Public, like the overview.
+HubExpected<HttpResponse> trusted_keys(Context& ctx);
 
 // Writes (write_handlers.cpp); each checks the bearer token first.
 HubExpected<HttpResponse> create_repo(Context& ctx);

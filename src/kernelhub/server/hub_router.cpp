@@ -126,6 +126,9 @@ HubExpected<HttpResponse> route_api(handlers::Context& ctx, Segments rest) {
     return is_read(request) ? handlers::organization_overview(ctx, rest[1])
                             : wrong_method(request);
   }
+  if (rest.size() == 2 && rest[0] == "kernelhub" && rest[1] == "trusted-keys") {
+    return is_read(request) ? handlers::trusted_keys(ctx) : wrong_method(request);
+  }
   if (!rest.empty()) {
     if (const auto type = repo_type_from_api_part(rest[0])) {
       return route_repo_api(ctx, *type, rest.subspan(1));

@@ -266,4 +266,12 @@ HubExpected<HttpResponse> organization_overview(Context& ctx, const std::string&
                              {"trustedKernelPublisher", trusted}});
 }
 
+HubExpected<HttpResponse> trusted_keys(Context& ctx) {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const PublishedKey& key : ctx.settings.trusted_keys) {
+    keys.push_back({{"hint", key.hint}, {"algorithm", key.algorithm}, {"pem", key.pem}});
+  }
+  return json_response(200, {{"keys", keys}});
+}
+
 }  // namespace kernelhub::server::handlers

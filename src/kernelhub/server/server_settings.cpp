@@ -8,6 +8,7 @@
 
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/util/toml_depth.hpp>
+#include <kernelhub/verify/trusted_key.hpp>
 
 namespace kernelhub::server {
 
@@ -46,13 +47,59 @@ FileStamp file_stamp(const std::filesystem::path& path) {
                    static_cast<std::uintmax_t>(info.st_ino)};
 }
 
-util::Expected<std::map<std::string, OrganizationSettings>> read_organization_settings(
-    const std::filesystem::path& root) {
-  std::map<std::string, OrganizationSettings> organizations;
+namespace {
+
+// `[signing] trusted-keys`: each entry is inline PEM or a key file. A key that does not parse
+// fails the whole read, so a typo never leaves the hub publishing fewer keys than meant (and
+// on reload the previous settings stay in force).
+util::Expected<std::vector<PublishedKey>> read_trusted_keys(const toml::table& parsed,
+                                                             const std::filesystem::path& root,
+                                                             const std::filesystem::path& path) {
+  std::vector<PublishedKey> published;
+  const toml::node* node = parsed.at_path("signing.trusted-keys").node();
+  if (node == nullptr) {
+    return published;
+  }
+  const toml::array* entries = node->as_array();
+  const auto where = [&](const toml::node& at) {
+    return fmt::format("{}:{}:{}", path.string(), at.source().begin.line, at.source().begin.column);
+  };
+  if (entries == nullptr) {
+    return util::fail(fmt::format("{}: signing.trusted-keys must be a list of key files or PEM "
+                                  "texts", where(*node)));
+  }
+  for (const toml::node& entry : *entries) {
+    const auto text = entry.value<std::string>();
+    if (!text) {
+      return util::fail(fmt::format("{}: signing.trusted-keys entries must be strings", where(entry)));
+    }
+    const bool inline_pem = text->find("-----BEGIN") != std::string::npos;
+    std::filesystem::path file = *text;
+    if (!inline_pem && file.is_relative()) {
+      file = root / file;
+    }
+    const std::string source = inline_pem ? "inline" : *text;
+    auto keys = inline_pem ? verify::parse_trusted_keys(*text, "inline key")
+                           : verify::load_trusted_keys(file);
+    if (!keys) {
+      return util::fail(fmt::format("{}: signing.trusted-keys: {}", where(entry), keys.error().message));
+    }
+    for (const verify::TrustedKey& key : *keys) {
+      published.push_back({key.hint, verify::key_description(key.key.get()), key.pem, source});
+    }
+  }
+  return published;
+}
+
+}  // namespace
+
+util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
+  ConfigFile config;
+  auto& organizations = config.organizations;
   const auto path = root / "config.toml";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    return organizations;
+    return config;
   }
   const std::string text = KH_TRY(util::read_file(path));
   // Before toml++: a key of thousands of dotted parts overflows its recursion (issue 12).
@@ -66,9 +113,10 @@ util::Expected<std::map<std::string, OrganizationSettings>> read_organization_se
     return util::fail(fmt::format("{}:{}:{}: {}", path.string(), error.source().begin.line,
                                   error.source().begin.column, error.description()));
   }
+  config.trusted_keys = KH_TRY(read_trusted_keys(parsed, root, path));
   const toml::table* table = parsed["organizations"].as_table();
   if (table == nullptr) {
-    return organizations;
+    return config;
   }
   for (const auto& [name, node] : *table) {
     const toml::table* org = node.as_table();
@@ -80,12 +128,14 @@ util::Expected<std::map<std::string, OrganizationSettings>> read_organization_se
     settings.trusted_kernel_publisher = (*org)["trustedKernelPublisher"].value_or(false);
     organizations.emplace(std::string(name.str()), settings);
   }
-  return organizations;
+  return config;
 }
 
 util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
   ServerSettings settings = base;
-  settings.organizations = KH_TRY(read_organization_settings(base.root));
+  ConfigFile config = KH_TRY(read_config_file(base.root));
+  settings.organizations = std::move(config.organizations);
+  settings.trusted_keys = std::move(config.trusted_keys);
   if (!base.token_file.empty()) {
     settings.tokens = KH_TRY(read_token_file(base.token_file));
   }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <kernelhub/util/expected.hpp>
 
@@ -19,11 +20,25 @@ struct OrganizationSettings {
   bool trusted_kernel_publisher = false;
 };
 
-// The server's configuration: the tokens that may write and the per-organization settings
-// read from `<root>/config.toml` (both read again while serving, see HubRouter::reload):
+// A public key the organisation signs kernels with (`kernel-builder sign`), published at
+// `GET /api/kernelhub/trusted-keys` so loaders can check keyed signatures against it.
+struct PublishedKey {
+  std::string hint;       // base64 SHA-256 of the DER SubjectPublicKeyInfo, as bundles name it
+  std::string algorithm;  // "ECDSA P-256", "Ed25519", "RSA 3072"
+  std::string pem;
+  std::string source;     // the config entry it came from: a path, or "inline"
+};
+
+// The server's configuration: the tokens that may write, the per-organization settings and the
+// trusted signing keys read from `<root>/config.toml` (read again while serving, see
+// HubRouter::reload):
 //
 //   [organizations.kernels-community]
 //   trustedKernelPublisher = true
+//
+//   [signing]
+//   # PEM files (relative to the root, or absolute; a file may hold several keys) or inline PEM
+//   trusted-keys = ["keys/team.pub", """-----BEGIN PUBLIC KEY-----..."""]
 // What one client may hold of the server (issue 12): every wait is bounded, so idle or slow
 // clients cost a socket and a few KiB each, never a thread, and cannot keep others out.
 struct ServerLimits {
@@ -49,6 +64,7 @@ struct ServerSettings {
   std::filesystem::path token_file;
   std::set<std::string> tokens;
   std::map<std::string, OrganizationSettings> organizations;
+  std::vector<PublishedKey> trusted_keys;
   // Request bodies above this get 413 before they are read.
   std::size_t max_body_bytes = std::size_t{2} << 30;
   std::size_t threads = 32;
@@ -72,9 +88,12 @@ struct FileStamp {
 };
 FileStamp file_stamp(const std::filesystem::path& path);
 
-// `<root>/config.toml`, when it exists; no file means no organization settings.
-util::Expected<std::map<std::string, OrganizationSettings>> read_organization_settings(
-    const std::filesystem::path& root);
+// `<root>/config.toml`, when it exists; no file means no organization settings and no keys.
+struct ConfigFile {
+  std::map<std::string, OrganizationSettings> organizations;
+  std::vector<PublishedKey> trusted_keys;
+};
+util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root);
 
 // `base` with its organizations read again from `<root>/config.toml` and, when it has a token
 // file, its tokens from that file; `base` is left alone when either fails.

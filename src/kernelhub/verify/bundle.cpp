@@ -267,21 +267,26 @@ util::Expected<void> parse_envelope(const Message& root, const json& value, Bund
   return {};
 }
 
+util::Expected<BundleVersion> media_type_version(const Message& root) {
+  const std::string media_type = KH_TRY(root.string("mediaType"));
+  if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.1") {
+    return BundleVersion::v0_1;
+  }
+  if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.2") {
+    return BundleVersion::v0_2;
+  }
+  if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.3" ||
+      media_type == "application/vnd.dev.sigstore.bundle.v0.3+json") {
+    return BundleVersion::v0_3;
+  }
+  return util::fail(fmt::format("unsupported bundle format: \"{}\"", media_type));
+}
+
 util::Expected<Bundle> parse_structure(const json& document) {
   const Message root(document, "$");
   KH_CHECK(root.only({"mediaType", "verificationMaterial", "messageSignature", "dsseEnvelope"}));
-  const std::string media_type = KH_TRY(root.string("mediaType"));
   Bundle bundle;
-  if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.1") {
-    bundle.version = BundleVersion::v0_1;
-  } else if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.2") {
-    bundle.version = BundleVersion::v0_2;
-  } else if (media_type == "application/vnd.dev.sigstore.bundle+json;version=0.3" ||
-             media_type == "application/vnd.dev.sigstore.bundle.v0.3+json") {
-    bundle.version = BundleVersion::v0_3;
-  } else {
-    return util::fail(fmt::format("unsupported bundle format: \"{}\"", media_type));
-  }
+  bundle.version = KH_TRY(media_type_version(root));
 
   const Message material =
       root.child(*KH_TRY(root.required("verificationMaterial")), "verificationMaterial");
@@ -379,7 +384,87 @@ util::Expected<Bundle> parse_structure(const json& document) {
   return bundle;
 }
 
+util::Expected<KeyedBundle> parse_keyed_structure(const json& document) {
+  const Message root(document, "$");
+  KH_CHECK(root.only({"mediaType", "verificationMaterial", "messageSignature", "dsseEnvelope"}));
+  KeyedBundle keyed;
+  keyed.version = KH_TRY(media_type_version(root));
+  const Message material =
+      root.child(*KH_TRY(root.required("verificationMaterial")), "verificationMaterial");
+  KH_CHECK(material.only({"publicKey", "x509CertificateChain", "certificate", "tlogEntries",
+                          "timestampVerificationData"}));
+  if (material.get("x509CertificateChain") != nullptr || material.get("certificate") != nullptr) {
+    return util::fail(
+        "exactly one of publicKey, x509CertificateChain, or certificate must be set");
+  }
+  const Message key = material.child(*KH_TRY(material.required("publicKey")), "publicKey");
+  KH_CHECK(key.only({"hint"}));
+  if (key.get("hint") != nullptr) {
+    keyed.hint = KH_TRY(key.string("hint"));
+  }
+  // protobuf JSON leaves an empty repeated field out; sigstore-models wants it present. Both
+  // are read here, and anything in it is refused (see the header).
+  if (!KH_TRY(array(material, "tlogEntries", false)).empty()) {
+    return util::fail(
+        "keyed bundles with transparency-log entries are not supported (sign with "
+        "`kernel-builder sign`, or cosign without a transparency log)");
+  }
+  if (const json* timestamps = material.get("timestampVerificationData")) {
+    const Message data = material.child(*timestamps, "timestampVerificationData");
+    KH_CHECK(data.only({"rfc3161Timestamps"}));
+    if (!KH_TRY(array(data, "rfc3161Timestamps", false)).empty()) {
+      return util::fail("keyed bundles with RFC 3161 timestamps are not supported");
+    }
+  }
+  if (root.get("dsseEnvelope") != nullptr) {
+    return util::fail("keyed DSSE bundles are not supported: sign metadata.json itself");
+  }
+  const json* message_signature = root.get("messageSignature");
+  if (message_signature == nullptr) {
+    return util::fail("exactly one of messageSignature or dsseEnvelope must be set");
+  }
+  Bundle parsed;
+  KH_CHECK(parse_signature(root, *message_signature, parsed));
+  if (parsed.message_digest) {
+    const Message signature = root.child(*message_signature, "messageSignature");
+    const Message digest = signature.child(*signature.get("messageDigest"), "messageDigest");
+    if (const std::string algorithm = KH_TRY(digest.string("algorithm")); algorithm != "SHA2_256") {
+      return util::fail(fmt::format("\"{}\": keyed bundles are checked with SHA2_256, not \"{}\"",
+                                    digest.path("algorithm"), algorithm));
+    }
+  }
+  keyed.signature = std::move(*parsed.signature);
+  keyed.message_digest = std::move(parsed.message_digest);
+  return keyed;
+}
+
 }  // namespace
+
+bool names_public_key(std::string_view text) {
+  const json document = json::parse(text, nullptr, false);
+  if (!document.is_object()) {
+    return false;
+  }
+  const auto material = document.find("verificationMaterial");
+  if (material == document.end() || !material->is_object()) {
+    return false;
+  }
+  for (const char* name : {"publicKey", "public_key"}) {
+    const auto key = material->find(name);
+    if (key != material->end() && !key->is_null()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+util::Expected<KeyedBundle> parse_keyed_bundle(std::string_view text) {
+  const json document = json::parse(text, nullptr, false);
+  if (document.is_discarded()) {
+    return util::fail("failed to load bundle: invalid JSON");
+  }
+  return parse_keyed_structure(document);
+}
 
 util::Expected<Bundle> parse_bundle(std::string_view text) {
   const json document = json::parse(text, nullptr, false);

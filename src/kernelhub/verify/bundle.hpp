@@ -59,4 +59,24 @@ struct Bundle {
 // Parses a bundle; the error is the reason the reference reports as SignatureBundleInvalid.
 util::Expected<Bundle> parse_bundle(std::string_view json);
 
+// A keyed bundle (signatures.md §4): `verificationMaterial.publicKey` names a key delivered out
+// of band instead of carrying a certificate, as `cosign sign-blob --key` and `kernel-builder
+// sign` write. sigstore 4.5.1 (so kernels) refuses these ("expected certificate in bundle"); we
+// verify them against configured keys (keyed_bundle.hpp).
+struct KeyedBundle {
+  BundleVersion version = BundleVersion::v0_3;
+  std::optional<std::string> hint;  // unauthenticated: it may only pick among trusted keys
+  std::string signature;
+  std::optional<std::string> message_digest;  // SHA2_256 of the artifact, when given
+};
+
+// True when `json` is a bundle object whose verificationMaterial has a publicKey; says nothing
+// about the rest of its validity.
+bool names_public_key(std::string_view json);
+
+// The same strict reading as parse_bundle for the fields a keyed bundle has. A keyed bundle with
+// transparency-log entries or timestamps is refused: nothing here would verify them, and
+// accepting a bundle with unchecked parts would misstate what was checked.
+util::Expected<KeyedBundle> parse_keyed_bundle(std::string_view json);
+
 }  // namespace kernelhub::verify

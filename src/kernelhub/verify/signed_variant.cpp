@@ -7,6 +7,7 @@
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/verify/bundle.hpp>
 #include <kernelhub/verify/bundle_verifier.hpp>
+#include <kernelhub/verify/keyed_bundle.hpp>
 
 namespace kernelhub::verify {
 
@@ -23,6 +24,29 @@ SignatureCheck result(SignatureStatus status, std::string reason = {}) {
   SignatureCheck check;
   check.status = status;
   check.reason = std::move(reason);
+  return check;
+}
+
+// The steps after the signature: the authenticated bytes parsed, then the variant rehashed.
+SignatureCheck check_signed_metadata(const fs::path& variant_dir,
+                                     const std::string& metadata_bytes) {
+  auto metadata = metadata::parse_metadata(metadata_bytes);
+  if (!metadata) {
+    return result(SignatureStatus::metadata_invalid,
+                  "Cannot parse metadata: " + metadata.error().message);
+  }
+  if (!metadata->digest) {
+    return result(SignatureStatus::digest_missing);
+  }
+  const metadata::Digest& expected = *metadata->digest;
+  auto actual = metadata::hash_variant(expected.algorithm, variant_dir);
+  if (!actual) {
+    return result(SignatureStatus::digest_mismatch, actual.error().message);
+  }
+  SignatureCheck check;
+  check.violations = metadata::validate(expected, *actual);
+  check.status = check.violations.empty() ? SignatureStatus::success
+                                          : SignatureStatus::digest_mismatch;
   return check;
 }
 
@@ -84,24 +108,40 @@ SignatureCheck verify_signed_variant(const fs::path& variant_dir,
   if (auto verified = verify_signature(*metadata_bytes, *bundle); !verified) {
     return result(SignatureStatus::signature_failure, verified.error().message);
   }
-  auto metadata = metadata::parse_metadata(*metadata_bytes);
-  if (!metadata) {
-    return result(SignatureStatus::metadata_invalid,
-                  "Cannot parse metadata: " + metadata.error().message);
+  return check_signed_metadata(variant_dir, *metadata_bytes);
+}
+
+SignatureCheck verify_signed_variant(const fs::path& variant_dir,
+                                     std::span<const GitHubWorkflowPolicy> policies,
+                                     const TrustedRoot& root, std::span<const TrustedKey> keys) {
+  const fs::path bundle_path = variant_dir / "metadata.json.sigstore";
+  if (keys.empty() || !is_file(bundle_path)) {
+    return verify_signed_variant(variant_dir, policies, root);
   }
-  if (!metadata->digest) {
-    return result(SignatureStatus::digest_missing);
+  auto bundle_text = util::read_file(bundle_path);
+  if (!bundle_text) {
+    return result(SignatureStatus::bundle_invalid, bundle_text.error().message);
   }
-  const metadata::Digest& expected = *metadata->digest;
-  auto actual = metadata::hash_variant(expected.algorithm, variant_dir);
-  if (!actual) {
-    SignatureCheck check = result(SignatureStatus::digest_mismatch, actual.error().message);
-    return check;
+  if (!names_public_key(*bundle_text)) {
+    return verify_signed_variant(variant_dir, policies, root);
   }
-  SignatureCheck check;
-  check.violations = metadata::validate(expected, *actual);
-  check.status = check.violations.empty() ? SignatureStatus::success
-                                          : SignatureStatus::digest_mismatch;
+  auto bundle = parse_keyed_bundle(*bundle_text);
+  if (!bundle) {
+    return result(SignatureStatus::bundle_invalid, bundle.error().message);
+  }
+  const fs::path metadata_path = variant_dir / "metadata.json";
+  auto metadata_bytes = is_file(metadata_path) ? util::read_file(metadata_path)
+                                               : util::fail("metadata.json not found");
+  if (!metadata_bytes) {
+    return result(SignatureStatus::metadata_missing);
+  }
+  auto signer = verify_keyed_artifact(*metadata_bytes, *bundle, keys);
+  if (!signer) {
+    return result(SignatureStatus::signature_failure, signer.error().message);
+  }
+  SignatureCheck check = check_signed_metadata(variant_dir, *metadata_bytes);
+  check.key_hint = (*signer)->hint;
+  check.key_source = (*signer)->source;
   return check;
 }
 

@@ -12,6 +12,7 @@
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/verify/bundle.hpp>
 #include <kernelhub/verify/identity_policy.hpp>
+#include <kernelhub/verify/trusted_key.hpp>
 #include <kernelhub/verify/trusted_root.hpp>
 
 // kernels' `verify_variant` (signatures.md §1.2): the variant's metadata.json is signed by a
@@ -38,6 +39,10 @@ struct SignatureCheck {
   SignatureStatus status = SignatureStatus::success;
   std::string reason;  // bundle_invalid, signature_failure, metadata_invalid
   std::vector<metadata::DigestViolation> violations;
+  // A keyed bundle that verified: the trusted key's hint and where it came from; empty for a
+  // certificate (workflow) signature.
+  std::string key_hint;
+  std::string key_source;
 
   bool passed() const { return status == SignatureStatus::success; }
 };
@@ -49,6 +54,14 @@ struct SignatureCheck {
 SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root);
+
+// The same, also accepting a keyed bundle (verificationMaterial.publicKey) signed by one of
+// `keys` (a private hub's keys, keyed_bundle.hpp). With no keys this is the overload above, so
+// a keyed bundle gets the reference's verdict (SignatureBundleInvalid, "expected certificate in
+// bundle").
+SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
+                                     std::span<const GitHubWorkflowPolicy> policies,
+                                     const TrustedRoot& root, std::span<const TrustedKey> keys);
 
 // The same steps with the signature check behind a seam, so the steps after it (metadata,
 // digest) can be tested without a signing infrastructure.

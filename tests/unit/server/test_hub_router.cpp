@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include <gtest/gtest.h>
+
+#include <kernelhub/verify/signing_key.hpp>
 #include <nlohmann/json.hpp>
 
 namespace kernelhub::server {
@@ -334,6 +336,25 @@ TEST_F(HubRouterTest, ConfigTomlIsReadAgainWhenItChanges) {
   EXPECT_EQ(json::parse(send("GET", "/api/organizations/newcomer/overview").body)
                 ["trustedKernelPublisher"],
             true);
+}
+
+TEST_F(HubRouterTest, TrustedKeysArePublishedAndFollowConfigToml) {
+  const auto empty = send("GET", "/api/kernelhub/trusted-keys", "", /*with_token=*/false);
+  ASSERT_EQ(empty.status, 200);
+  EXPECT_EQ(json::parse(empty.body)["keys"], json::array());
+  EXPECT_EQ(send("POST", "/api/kernelhub/trusted-keys").status, 405);
+
+  const auto root = std::filesystem::current_path() / "root";
+  std::filesystem::create_directories(root);
+  const auto key = *verify::generate_signing_key(verify::KeyAlgorithm::ecdsa_p256);
+  std::ofstream(root / "team.pub") << key.public_pem();
+  std::ofstream(root / "config.toml") << "[signing]\ntrusted-keys = [\"team.pub\"]\n";
+  ASSERT_TRUE(m_router.reload(HubRouter::Reload::always));
+  const auto published = json::parse(send("GET", "/api/kernelhub/trusted-keys").body)["keys"];
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_EQ(published[0]["hint"], key.hint());
+  EXPECT_EQ(published[0]["algorithm"], "ECDSA P-256");
+  EXPECT_EQ(published[0]["pem"], key.public_pem());
 }
 
 TEST_F(HubRouterTest, LeftoversOfAKilledRunAreRemoved) {

@@ -7,14 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include <kernelhub/verify/signing_key.hpp>
+
 namespace kernelhub::server {
 
 TEST(ServerSettings, ReadsOrganizationsFromConfigToml) {
   const auto root = std::filesystem::current_path();
   std::ofstream(root / "config.toml") << "[organizations.acme]\ntrustedKernelPublisher = true\n";
-  const auto organizations = read_organization_settings(root);
-  ASSERT_TRUE(organizations) << organizations.error().message;
-  EXPECT_TRUE(organizations->at("acme").trusted_kernel_publisher);
+  const auto config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_TRUE(config->organizations.at("acme").trusted_kernel_publisher);
+  EXPECT_TRUE(config->trusted_keys.empty());
 }
 
 TEST(ServerSettings, AnOverDeepDottedKeyIsRefusedWithItsLocation) {
@@ -25,10 +28,41 @@ TEST(ServerSettings, AnOverDeepDottedKeyIsRefusedWithItsLocation) {
     key += ".k";
   }
   std::ofstream(root / "config.toml") << "[organizations.acme]\n" << key << " = 1\n";
-  const auto organizations = read_organization_settings(root);
-  ASSERT_FALSE(organizations);
-  EXPECT_NE(organizations.error().message.find("config.toml:2:"), std::string::npos)
-      << organizations.error().message;
+  const auto config = read_config_file(root);
+  ASSERT_FALSE(config);
+  EXPECT_NE(config.error().message.find("config.toml:2:"), std::string::npos)
+      << config.error().message;
+}
+
+TEST(ServerSettings, TrustedKeysComeFromFilesAndInlinePem) {
+  const auto root = std::filesystem::current_path();
+  const auto file_key = *verify::generate_signing_key(verify::KeyAlgorithm::ecdsa_p256);
+  const auto inline_key = *verify::generate_signing_key(verify::KeyAlgorithm::ed25519);
+  std::filesystem::create_directories(root / "keys");
+  std::ofstream(root / "keys" / "team.pub") << file_key.public_pem();
+  std::ofstream(root / "config.toml") << "[signing]\ntrusted-keys = [\"keys/team.pub\", '''\n"
+                                      << inline_key.public_pem() << "''']\n";
+  const auto config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->trusted_keys.size(), 2u);
+  EXPECT_EQ(config->trusted_keys[0].hint, file_key.hint());
+  EXPECT_EQ(config->trusted_keys[0].algorithm, "ECDSA P-256");
+  EXPECT_EQ(config->trusted_keys[0].source, "keys/team.pub");
+  EXPECT_EQ(config->trusted_keys[1].hint, inline_key.hint());
+  EXPECT_EQ(config->trusted_keys[1].algorithm, "Ed25519");
+}
+
+TEST(ServerSettings, AKeyThatDoesNotLoadFailsTheConfigWithItsLocation) {
+  const auto root = std::filesystem::current_path();
+  std::ofstream(root / "config.toml") << "[signing]\ntrusted-keys = [\"keys/missing.pub\"]\n";
+  const auto missing = read_config_file(root);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("config.toml:2:"), std::string::npos)
+      << missing.error().message;
+  EXPECT_NE(missing.error().message.find("missing.pub"), std::string::npos);
+
+  std::ofstream(root / "config.toml") << "[signing]\ntrusted-keys = \"keys/team.pub\"\n";
+  EXPECT_FALSE(read_config_file(root));
 }
 
 }  // namespace kernelhub::server

@@ -23,6 +23,8 @@ void declare_check_layout(CLI::App& app, RunState& state);
 void declare_check_imports(CLI::App& app, RunState& state);
 void declare_check_load(CLI::App& app, RunState& state);
 void declare_hash(CLI::App& app, RunState& state);
+void declare_sign(CLI::App& app, RunState& state);
+void declare_keygen(CLI::App& app, RunState& state);
 void declare_serve(CLI::App& app, RunState& state);
 void declare_download(CLI::App& app, RunState& state);
 void declare_versions(CLI::App& app, RunState& state);

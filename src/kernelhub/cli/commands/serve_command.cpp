@@ -58,7 +58,9 @@ void run_serve(const ServeOptions& options) {
     settings.token_file = std::filesystem::absolute(options.token_file);
     settings.tokens = value_or_fatal(server::read_token_file(options.token_file));
   }
-  settings.organizations = value_or_fatal(server::read_organization_settings(settings.root));
+  auto config = value_or_fatal(server::read_config_file(settings.root));
+  settings.organizations = std::move(config.organizations);
+  settings.trusted_keys = std::move(config.trusted_keys);
   const server::ListenAddress address{options.host, options.port};
   const auto on_listening = [&](const std::string& url) {
     std::fprintf(stdout, "%s\n", url.c_str());

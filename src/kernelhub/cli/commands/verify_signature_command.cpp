@@ -6,7 +6,10 @@
 // directory or its build/). Each variant's metadata.json must carry a Sigstore signature by a
 // trusted build workflow (kernels' default policies unless --signer-workflow names others) and
 // its files must match the digest in it. Verification itself is offline: the production trusted
-// root is compiled in (--trusted-root replaces it). Exit 1 when any variant fails.
+// root is compiled in (--trusted-root replaces it). A keyed bundle (`kernel-builder sign`, a
+// private hub) is checked against --trusted-key files, else KERNELHUB_TRUSTED_KEYS, else the
+// keys a Hub kernel's hub publishes; with none it gets the reference's verdict (an invalid
+// bundle). Exit 1 when any variant fails.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -26,6 +29,9 @@
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/signature_requirement.hpp>
+#include <kernelhub/loader/trusted_keys.hpp>
+#include <kernelhub/util/file_io.hpp>
+#include <kernelhub/verify/bundle.hpp>
 #include <kernelhub/loader/variant_verify.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 #include <kernelhub/variants/variant_name.hpp>
@@ -47,12 +53,21 @@ struct VerifySignatureOptions {
   bool json = false;
   std::string trusted_root;
   std::vector<std::string> signer_workflows;
+  std::vector<std::string> trusted_keys;
 };
 
 struct Target {
   ordered_json header = ordered_json::object();
   std::vector<fs::path> dirs;
+  bool from_hub = false;
 };
+
+bool has_keyed_bundle(const std::vector<fs::path>& dirs) {
+  return std::any_of(dirs.begin(), dirs.end(), [](const fs::path& dir) {
+    const auto bundle = util::read_file(dir / "metadata.json.sigstore");
+    return bundle && verify::names_public_key(*bundle);
+  });
+}
 
 std::vector<fs::path> variant_children(const fs::path& dir) {
   std::vector<fs::path> found;
@@ -98,6 +113,7 @@ Target find_targets(const VerifySignatureOptions& options) {
   if (download.warning) {
     std::fputs(fmt::format("warning: {}\n", *download.warning).c_str(), stderr);
   }
+  target.from_hub = true;
   target.header["repo_id"] = repo.str();
   target.header["commit"] = download.commit;
   target.dirs = options.all_variants ? variant_children(download.path / "build")
@@ -121,6 +137,10 @@ std::string check_text(const std::string& name, const verify::SignatureCheck& ch
   using verify::SignatureStatus;
   switch (check.status) {
     case SignatureStatus::success:
+      if (!check.key_hint.empty()) {
+        return fmt::format("✅ {}: kernel metadata is correctly signed with trusted key {} ({})\n",
+                           name, check.key_hint, check.key_source);
+      }
       return fmt::format("✅ {}: kernel metadata is correctly signed\n", name);
     case SignatureStatus::bundle_missing:
       return fmt::format("❌ {}: cannot verify kernel integrity, signature not found\n", name);
@@ -161,11 +181,15 @@ ordered_json check_json(const fs::path& dir, const verify::SignatureCheck& check
     entry["message"] = violation.to_string();
     violations.push_back(std::move(entry));
   }
-  return {{"variant", dir.filename().string()},
-          {"path", dir.string()},
-          {"result", verify::kind_name(check.status)},
-          {"reason", check.reason.empty() ? ordered_json() : ordered_json(check.reason)},
-          {"violations", violations}};
+  ordered_json out = {{"variant", dir.filename().string()},
+                      {"path", dir.string()},
+                      {"result", verify::kind_name(check.status)},
+                      {"reason", check.reason.empty() ? ordered_json() : ordered_json(check.reason)},
+                      {"violations", violations}};
+  if (!check.key_hint.empty()) {
+    out["key"] = {{"hint", check.key_hint}, {"source", check.key_source}};
+  }
+  return out;
 }
 
 void run_verify_signature(const VerifySignatureOptions& options, RunState& state) {
@@ -178,11 +202,21 @@ void run_verify_signature(const VerifySignatureOptions& options, RunState& state
                             ? verify::default_policies()
                             : value_or_fatal(loader::workflow_policies(options.signer_workflows));
   const auto target = find_targets(options);
+  // Keys are looked up only for keyed bundles, so a Sigstore-only run asks the hub nothing.
+  std::vector<verify::TrustedKey> keys;
+  if (has_keyed_bundle(target.dirs)) {
+    loader::KeyOptions key_options;
+    key_options.files.assign(options.trusted_keys.begin(), options.trusted_keys.end());
+    if (target.from_hub) {
+      key_options.hub = loader::HubKeySource::from_environment();
+    }
+    keys = value_or_fatal(loader::resolve_trusted_keys(key_options));
+  }
   ordered_json out = target.header;
   out["variants"] = ordered_json::array();
   bool failed = false;
   for (const auto& dir : target.dirs) {
-    const auto check = verify::verify_signed_variant(dir, policies, root);
+    const auto check = verify::verify_signed_variant(dir, policies, root, keys);
     if (filtered(check.status, options)) {
       continue;
     }
@@ -219,6 +253,10 @@ void declare_verify_signature(CLI::App& app, RunState& state) {
   sub->add_option("--signer-workflow", options->signer_workflows,
                   "trust this GitHub workflow (https://github.com/ORG/REPO/.github/workflows/"
                   "FILE@REF) instead of the kernels-community build workflows; repeatable");
+  sub->add_option("--trusted-key", options->trusted_keys,
+                  "a PEM public key file that keyed signatures (kernel-builder sign) may come "
+                  "from, instead of KERNELHUB_TRUSTED_KEYS or the hub's published keys; "
+                  "repeatable");
   sub->callback([options, &state] {
     options->revision.collect();
     run_verify_signature(*options, state);

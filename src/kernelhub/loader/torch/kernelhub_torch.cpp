@@ -104,7 +104,10 @@ KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& opti
     throw std::runtime_error(required.error().message);
   }
   if (*required) {
-    if (auto verified = loader::require_signed_variant(kernel->variant_path); !verified) {
+    loader::KeyOptions keys;
+    keys.files = options.trusted_keys;
+    keys.hub = loader::HubKeySource{context.endpoint, context.cache_dir, context.transport};
+    if (auto verified = loader::require_signed_variant(kernel->variant_path, keys); !verified) {
       throw std::runtime_error(verified.error().message);
     }
   }
