@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target for the Sigstore bundle reader and verifier (verify layer): with
+// libFuzzer target for the Sigstore bundle readers and verifiers (verify layer): with
 // require_signature on, a variant's metadata.json.sigstore is read and checked before anything
 // is imported, so it is untrusted input. Any bytes must give a bundle or an error, and a parsed
 // bundle a verdict, never a crash, an out-of-bounds access (ASan), undefined behaviour (UBSan)
@@ -14,6 +14,7 @@
 #include <kernelhub/verify/bundle_verifier.hpp>
 #include <kernelhub/verify/crypto.hpp>
 #include <kernelhub/verify/identity_policy.hpp>
+#include <kernelhub/verify/keyed_bundle.hpp>
 #include <kernelhub/verify/trusted_root.hpp>
 
 namespace verify = kernelhub::verify;
@@ -35,6 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!round_trip || *round_trip != *decoded || again.size() != text.size() - breaks) {
       std::abort();
     }
+  }
+
+  // The keyed reader (private hubs' `kernel-builder sign` bundles) takes the same bytes; what it
+  // accepts is checked against a key, which must give a verdict with a reason, never a crash.
+  if (const auto keyed = verify::parse_keyed_bundle(text)) {
+    static const auto k_key = verify::generate_signing_key(verify::KeyAlgorithm::ecdsa_p256);
+    static const auto k_keys = verify::parse_trusted_keys(k_key->public_pem(), "fuzz");
+    const auto verdict = verify::verify_keyed_artifact(text.substr(0, 64), *keyed, *k_keys);
+    if (!verdict && verdict.error().message.empty()) {
+      std::abort();
+    }
+  } else if (keyed.error().message.empty()) {
+    std::abort();
   }
 
   const auto bundle = verify::parse_bundle(text);
