@@ -62,7 +62,8 @@ class ImportCheckWorker {
   ~ImportCheckWorker();
 
  private:
-  ImportCheckWorker(std::string python, std::filesystem::path home, StartedScript process);
+  ImportCheckWorker(std::string python, std::filesystem::path home, StartedScript process,
+                    int niceness);
   friend util::Expected<ImportCheckResult> check_variant_import(
       const std::filesystem::path& variant, const ImportCheckOptions& options,
       ScriptRunner& runner, std::unique_ptr<ImportCheckWorker> warm);
@@ -70,6 +71,7 @@ class ImportCheckWorker {
   std::string m_python;
   std::filesystem::path m_home;
   std::optional<StartedScript> m_process;
+  int m_niceness = 0;  // kernel-builder's own, given back to the process with the variant
 };
 
 // Fails only when the variant has no readable metadata.json or Python cannot be started.

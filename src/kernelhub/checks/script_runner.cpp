@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +181,10 @@ void StartedScript::kill_and_reap() {
     (void)wait_exit_code(m_pid);
     m_pid = -1;
   }
+}
+
+bool StartedScript::set_niceness(int niceness) {
+  return m_pid > 0 && ::setpriority(PRIO_PROCESS, static_cast<id_t>(m_pid), niceness) == 0;
 }
 
 ScriptOutput StartedScript::finish(std::string_view input) {

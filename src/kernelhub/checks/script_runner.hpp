@@ -55,6 +55,10 @@ class StartedScript {
   // that ended before reading its input is not an error: its output says why.
   ScriptOutput finish(std::string_view input);
 
+  // Changes the process's nice value (setpriority). Raising it is always allowed; lowering it
+  // again needs CAP_SYS_NICE or RLIMIT_NICE room, so it may fail: returns whether it worked.
+  bool set_niceness(int niceness);
+
  private:
   StartedScript(pid_t pid, int input_fd, int output_fd);
   void kill_and_reap();

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <kernelhub/checks/import_check.hpp>
@@ -348,6 +349,61 @@ TEST(ImportCheckWorker, AnUnusedWorkerIsKilledAndItsHomeRemoved) {
   std::getline(log, home);
   ASSERT_FALSE(home.empty());
   EXPECT_FALSE(std::filesystem::exists(home));
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ImportCheckWorker, ImportsNicerThanUsAndLoadsAtOurPriority) {
+  write_variant("cpu");
+  const auto folder = fresh_folder("worker-niceness");
+  // The fake writes its pid, waits for the request, then records its nice value (field 19
+  // of /proc/<pid>/stat). start() returns after the priority was lowered, so the test reads
+  // it from outside before handing the variant over.
+  const auto path = folder / "python";
+  std::ofstream(path) << "#!/bin/sh\n"
+                      << "echo $$ > '" << (folder / "pid.tmp").string() << "'\n"
+                      << "mv '" << (folder / "pid.tmp").string() << "' '"
+                      << (folder / "pid").string() << "'\n"
+                      << "IFS= read -r request\n"
+                      << "awk '{print $19}' /proc/$$/stat > '" << (folder / "loading").string()
+                      << "'\n"
+                      << "echo 'kernelhub-import-check: loaded _relu_cpu_abc'\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  const auto nice_of = [](const std::string& pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string field;
+    for (int i = 0; i < 19 && stat >> field; ++i) {
+    }
+    return std::stoi(field);
+  };
+  ImportCheckOptions options;
+  options.python = path.string();
+  errno = 0;
+  const int ours = ::getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  auto worker = ImportCheckWorker::start(options);
+  ASSERT_TRUE(worker) << worker.error().message;
+  for (int i = 0; i < 200 && !std::filesystem::exists(folder / "pid"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::string pid;
+  std::ifstream(folder / "pid") >> pid;
+  ASSERT_FALSE(pid.empty());
+  const int importing = nice_of(pid);
+  EXPECT_EQ(importing, std::min(ours + 10, 19));
+  FakeScriptRunner unused(1, "the fresh process must not run");
+  auto result = check_variant_import("variant", options, unused, std::move(*worker));
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_TRUE(result->loaded) << result->output;
+  int loading = -100;
+  std::ifstream(folder / "loading") >> loading;
+  // Lowering the nice value back needs CAP_SYS_NICE (or RLIMIT_NICE room): only then does the
+  // load run at our own priority.
+  struct rlimit limit {};
+  const bool may_lower = ::geteuid() == 0 ||
+                         (::getrlimit(RLIMIT_NICE, &limit) == 0 &&
+                          (limit.rlim_cur == RLIM_INFINITY ||
+                           20 - static_cast<long>(limit.rlim_cur) <= ours));
+  EXPECT_EQ(loading, may_lower ? ours : importing);
   std::filesystem::remove_all(folder);
 }
 
