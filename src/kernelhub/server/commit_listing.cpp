@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/server/repository_log.hpp>
 
 namespace kernelhub::server::handlers {
@@ -16,15 +17,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t k_commits_page = 50;
-
-std::string iso_date(std::int64_t seconds) {
-  const std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S.000Z", &utc);
-  return text;
-}
 
 }  // namespace
 
@@ -55,7 +47,7 @@ HubExpected<HttpResponse> repo_commits(Context& ctx, const RepoId& id,
     body.push_back({{"id", commit.sha},
                     {"title", commit.title},
                     {"message", message},
-                    {"date", iso_date(commit.time)},
+                    {"date", hub_timestamp(commit.time)},
                     {"authors", json::array({{{"user", commit.author}}})}});
   }
   HttpResponse response = json_response(200, body);

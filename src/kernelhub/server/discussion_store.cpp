@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::server {
@@ -96,12 +97,7 @@ json comment_body(std::string_view text, std::string_view author) {
 }  // namespace
 
 std::string now_iso() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S.000Z", &utc);
-  return text;
+  return hub_timestamp(std::time(nullptr));
 }
 
 DiscussionStore::DiscussionStore(const std::filesystem::path& repo_dir)

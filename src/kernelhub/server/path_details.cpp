@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/server/repository_history.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 
@@ -18,15 +19,6 @@ using nlohmann::json;
 
 // The Hub answers at most this many paths per request.
 constexpr std::size_t k_max_paths = 1000;
-
-std::string iso_date(std::int64_t seconds) {
-  const std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S.000Z", &utc);
-  return text;
-}
 
 // The paths and the expand flag of a paths-info body: a form (what huggingface_hub sends) or
 // a JSON object {"paths": [...], "expand": bool}.
@@ -89,7 +81,7 @@ nlohmann::json tree_entries(git_repository* repo, const std::string& commit,
       if (const auto it = last.find(item.path); it != last.end()) {
         entry["lastCommit"] = {{"id", it->second.sha},
                                {"title", it->second.title},
-                               {"date", iso_date(it->second.time)}};
+                               {"date", hub_timestamp(it->second.time)}};
       }
       if (!item.is_directory) {
         // This server scans nothing; the client reads all three keys when the object is

@@ -8,6 +8,7 @@
 
 #include <kernelhub/server/byte_range.hpp>
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 
@@ -23,16 +24,6 @@ constexpr std::uint64_t k_stream_blob_bytes = std::uint64_t{8} << 20;
 // The Hub pages tree listings at 1000 entries, 50 with expand=true.
 constexpr std::size_t k_tree_page = 1000;
 constexpr std::size_t k_tree_page_expanded = 50;
-
-// `%Y-%m-%dT%H:%M:%S.000Z`, the only date form the client parses.
-std::string iso_date(std::int64_t seconds) {
-  const std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char text[32] = {};
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S.000Z", &utc);
-  return text;
-}
 
 json ref_list(const std::vector<RefEntry>& refs) {
   json list = json::array();
@@ -115,7 +106,7 @@ HubExpected<HttpResponse> repo_info(Context& ctx, const RepoId& id,
   body["private"] = repo.is_private;
   body["disabled"] = false;
   body["gated"] = false;
-  body["lastModified"] = iso_date(summary.time);
+  body["lastModified"] = hub_timestamp(summary.time);
   body["tags"] = json::array();
   body["downloads"] = 0;
   body["likes"] = 0;

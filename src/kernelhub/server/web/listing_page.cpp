@@ -86,17 +86,6 @@ std::string listing_row(handlers::Context& ctx, const RepoId& id) {
                      license.empty() ? "<span class=\"muted\">—</span>" : escape(license));
 }
 
-std::string_view heading(RepoType type) {
-  switch (type) {
-    case RepoType::kernel:
-      return "Kernels";
-    case RepoType::dataset:
-      return "Datasets";
-    case RepoType::model:
-      break;
-  }
-  return "Models";
-}
 
 }  // namespace
 
@@ -111,7 +100,7 @@ HubExpected<HttpResponse> listing_page(handlers::Context& ctx, RepoType type) {
       "<h1>{}</h1>\n<form class=\"search\" method=\"get\" action=\"{}\" role=\"search\">"
       "<input type=\"search\" name=\"search\" value=\"{}\" placeholder=\"Filter by name\" "
       "aria-label=\"Filter by name\"> <button type=\"submit\">Search</button></form>\n",
-      heading(type), escape(action), escape(search));
+      type_label(type), escape(action), escape(search));
   body += type == RepoType::kernel
               ? "<table id=\"repos\"><thead><tr><th>Kernel</th><th>Newest version</th>"
                 "<th>Backends</th><th>Licence</th></tr></thead>\n<tbody>\n"
@@ -130,11 +119,11 @@ HubExpected<HttpResponse> listing_page(handlers::Context& ctx, RepoType type) {
   if (shown == 0) {
     body += search.empty()
                 ? fmt::format("<p class=\"muted\" id=\"none\">No {} yet.</p>\n",
-                              lower(heading(type)))
+                              lower(type_label(type)))
                 : fmt::format("<p class=\"muted\" id=\"none\">No {} match \"{}\".</p>\n",
-                              lower(heading(type)), escape(search));
+                              lower(type_label(type)), escape(search));
   }
-  return html_response(page_html({std::string(heading(type)), {}, body}));
+  return html_response(page_html({std::string(type_label(type)), {}, body}));
 }
 
 }  // namespace kernelhub::server::web

@@ -18,6 +18,8 @@ namespace {
 // Cards larger than this are linked, not rendered: a page stays fast whatever is pushed.
 constexpr std::uint64_t k_max_card_bytes = std::uint64_t{1} << 20;
 
+}  // namespace
+
 std::string_view type_label(RepoType type) {
   switch (type) {
     case RepoType::kernel:
@@ -29,8 +31,6 @@ std::string_view type_label(RepoType type) {
   }
   return "Models";
 }
-
-}  // namespace
 
 HubExpected<RepoView> open_view(handlers::Context& ctx, const RepoId& id) {
   auto repo = ctx.store.open(id);

@@ -24,6 +24,9 @@ struct RepoView {
 // 404 as a missing one, so a page never tells which private names exist.
 HubExpected<RepoView> open_view(handlers::Context& ctx, const RepoId& id);
 
+// "Kernels", "Models" or "Datasets": a listing's heading and the first crumb of a repo page.
+std::string_view type_label(RepoType type);
+
 // Branches named v<N>, newest (largest N) first.
 struct VersionBranch {
   std::uint64_t number = 0;
