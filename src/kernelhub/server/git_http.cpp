@@ -53,7 +53,13 @@ HubExpected<std::shared_ptr<Descriptor>> unnamed_file(const Context& ctx) {
   auto file = std::make_shared<Descriptor>(
       ::open(ctx.store.root().c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (file->fd < 0) {
-    return system_failure("create a temporary file");
+    // A file system without O_TMPFILE: a named file, unlinked at once.
+    std::string pattern = (ctx.store.root() / ".git-http-XXXXXX").string();
+    file->fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (file->fd < 0) {
+      return system_failure("create a temporary file");
+    }
+    ::unlink(pattern.c_str());
   }
   return file;
 }
