@@ -35,9 +35,9 @@ std::string_view action_name(LfsGrant::Action action) {
 
 // Every field, in one order, each on its own line: no value can run into the next.
 std::string grant_message(const LfsGrant& grant) {
-  return fmt::format("kernelhub-lfs-v1\n{}\n{}\n{}\n{}\n{}\n{}\n{}", action_name(grant.action),
-                     grant.repo, grant.oid, grant.size, grant.chunk_size, grant.part,
-                     grant.expires);
+  return fmt::format("kernelhub-lfs-v1\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}",
+                     action_name(grant.action), grant.repo, grant.oid, grant.size,
+                     grant.chunk_size, grant.part, grant.expires, grant.commit);
 }
 
 template <typename Number>
@@ -94,6 +94,9 @@ std::string grant_query(const UrlSigner& signer, const LfsGrant& grant) {
   if (grant.chunk_size != 0) {
     query += fmt::format("&chunk={}", grant.chunk_size);
   }
+  if (!grant.commit.empty()) {
+    query += fmt::format("&commit={}", grant.commit);
+  }
   query += fmt::format("&expires={}&signature={}", grant.expires, signer.sign(grant_message(grant)));
   return query;
 }
@@ -110,7 +113,12 @@ HubExpected<LfsGrant> check_grant(const UrlSigner& signer, LfsGrant::Action acti
     return hub_fail(403, "", "this URL is not signed by this server: ask the LFS batch API "
                              "for a new one");
   }
-  const LfsGrant grant{action, repo, oid, *size, *chunk, part, *expires};
+  const std::string commit(target.param("commit").value_or(""));
+  // Hex only: it goes into a header as it is.
+  if (commit.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return hub_fail(403, "", "this URL's commit is malformed");
+  }
+  const LfsGrant grant{action, repo, oid, *size, *chunk, part, *expires, commit};
   if (!signer.verify(grant_message(grant), *signature)) {
     return hub_fail(403, "", "this URL's signature does not match: ask the LFS batch API for "
                              "a new one");

@@ -38,9 +38,13 @@ struct LfsGrant {
   std::uint64_t chunk_size = 0;
   std::uint64_t part = 0;
   std::int64_t expires = 0;  // seconds since the epoch
+  // download: the commit a resolve redirected from (empty from the batch API), so the
+  // download's answer can carry X-Repo-Commit (a client may follow a same-origin redirect
+  // and read the file's metadata from the download URL's answer).
+  std::string commit;
 };
 
-// `size=..&chunk=..&part=..&expires=..&signature=..` (the parts the action uses).
+// `size=..&chunk=..&commit=..&expires=..&signature=..` (the parts the action uses).
 std::string grant_query(const UrlSigner& signer, const LfsGrant& grant);
 
 // The grant a request's query carries for `action` on `repo`/`oid`: 403 when the signature

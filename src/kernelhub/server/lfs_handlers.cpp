@@ -66,9 +66,9 @@ std::string signed_url(const Context& ctx, std::string base, const LfsGrant& gra
 }
 
 std::string download_url(const Context& ctx, const RepoId& id, const std::string& oid,
-                         std::uint64_t size) {
+                         std::uint64_t size, const std::string& commit = "") {
   const LfsGrant grant{LfsGrant::Action::download, store_key(id), oid, size, 0, 0,
-                       unix_now() + k_download_url_seconds};
+                       unix_now() + k_download_url_seconds, commit};
   return signed_url(ctx,
                     fmt::format("{}/.kernelhub/lfs/{}/{}/{}", ctx.request.base_url,
                                 api_part(id.type), id.id(), oid),
@@ -203,16 +203,16 @@ json batch_object(const Context& ctx, const RepoId& id, LfsObjectStore& store,
     for (std::uint64_t part = 1; part <= count; ++part) {
       header[std::to_string(part)] =
           signed_url(ctx, fmt::format("{}/{}", base, part),
-                     {LfsGrant::Action::upload_part, key, oid, size, chunk, part, expires});
+                     {LfsGrant::Action::upload_part, key, oid, size, chunk, part, expires, {}});
     }
     upload_action = {{"href", signed_url(ctx, base + "/complete",
                                          {LfsGrant::Action::complete, key, oid, size, chunk, 0,
-                                          expires})},
+                                          expires, {}})},
                      {"header", std::move(header)},
                      {"expires_in", k_upload_url_seconds}};
   } else {
     upload_action = {
-        {"href", signed_url(ctx, base, {LfsGrant::Action::upload, key, oid, size, 0, 0, expires})},
+        {"href", signed_url(ctx, base, {LfsGrant::Action::upload, key, oid, size, 0, 0, expires, {}})},
         {"expires_in", k_upload_url_seconds}};
   }
   entry["authenticated"] = true;
@@ -220,7 +220,7 @@ json batch_object(const Context& ctx, const RepoId& id, LfsObjectStore& store,
       {"upload", std::move(upload_action)},
       {"verify",
        {{"href", signed_url(ctx, base + "/verify",
-                            {LfsGrant::Action::verify, key, oid, size, 0, 0, expires})},
+                            {LfsGrant::Action::verify, key, oid, size, 0, 0, expires, {}})},
         {"expires_in", k_upload_url_seconds}}}};
   return entry;
 }
@@ -393,6 +393,13 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
   response.content_type = "application/octet-stream";
   response.set_header("ETag", fmt::format("\"{}\"", oid));
   response.set_header("Accept-Ranges", "bytes");
+  // What the resolve's redirect carried, again: huggingface_hub 2.4.0 follows a redirect that
+  // stays on the same origin and reads the file's metadata from where it ends.
+  response.set_header("X-Linked-Etag", fmt::format("\"{}\"", oid));
+  response.set_header("X-Linked-Size", std::to_string(*size));
+  if (!grant.commit.empty()) {
+    response.set_header("X-Repo-Commit", grant.commit);
+  }
   response.has_stream = true;
   if (ctx.request.method == "HEAD") {
     response.stream_size = *size;
@@ -446,7 +453,7 @@ HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std
   HttpResponse response;
   response.status = 302;
   response.content_type = "text/plain";
-  response.set_header("Location", download_url(ctx, id, pointer.oid, pointer.size));
+  response.set_header("Location", download_url(ctx, id, pointer.oid, pointer.size, commit));
   response.set_header("X-Linked-Etag", fmt::format("\"{}\"", pointer.oid));
   response.set_header("X-Linked-Size", std::to_string(pointer.size));
   response.set_header("X-Repo-Commit", commit);

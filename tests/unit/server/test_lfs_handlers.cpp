@@ -210,7 +210,7 @@ TEST(LfsPolicy, SizeBinaryAndAttributesDecideAndEmptyFilesStayInline) {
 
 TEST(LfsGrant, SignatureBindsEveryFieldAndExpires) {
   const UrlSigner signer("key");
-  const LfsGrant grant{LfsGrant::Action::upload, "kernels/org/k", k_hello_oid, 10, 0, 0, 1000};
+  const LfsGrant grant{LfsGrant::Action::upload, "kernels/org/k", k_hello_oid, 10, 0, 0, 1000, {}};
   const std::string query = grant_query(signer, grant);
   const auto target = parse_request_target("/x?" + query);
   ASSERT_TRUE(target);
