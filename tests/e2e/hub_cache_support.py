@@ -51,6 +51,8 @@ def hub_env(url: str, cache: Path, **extra) -> dict:
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
         "HF_HUB_DISABLE_TELEMETRY": "1",
+        # hf_xet would upload LFS files through Xet, which kernelhub serve does not speak.
+        "HF_HUB_DISABLE_XET": "1",
     }
     env.update({k: str(v) for k, v in extra.items()})
     return env

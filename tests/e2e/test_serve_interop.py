@@ -70,8 +70,13 @@ def test_model_upload_refs_and_downloads(hub_server, tmp_path):
     assert result["snapshot"] == ["weights/sub/extra.bin"]
     listed = dict(map(tuple, result["tree"]))
     for path, content in FILES.items():
-        # The tree's oid is git's blob id, which kernels' lock hashing relies on.
-        git_id = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+        # The tree's oid is git's blob id, which kernels' lock hashing relies on: of the file
+        # itself, or of its LFS pointer for a file the Hub's first .gitattributes tracks (*.bin).
+        stored = content
+        if path.endswith(".bin"):
+            stored = (f"version https://git-lfs.github.com/spec/v1\noid sha256:"
+                      f"{hashlib.sha256(content).hexdigest()}\nsize {len(content)}\n").encode()
+        git_id = hashlib.sha1(b"blob %d\0" % len(stored) + stored).hexdigest()
         assert listed[path] == git_id
 
 
@@ -142,19 +147,19 @@ def test_resolve_headers_and_range(hub_server, tmp_path):
     run_client(hub_server, tmp_path / "hf", 'from huggingface_hub import HfApi\n'
                'HfApi().create_repo("org/r")')
     content = b"0123456789" * 10
-    assert commit(hub_server, "models/org/r", "main", {"d/x.bin": content})[0] == 200
-    status, headers, body = http(hub_server, "HEAD", "/org/r/resolve/main/d/x.bin")
+    assert commit(hub_server, "models/org/r", "main", {"d/x.txt": content})[0] == 200
+    status, headers, body = http(hub_server, "HEAD", "/org/r/resolve/main/d/x.txt")
     assert status == 200
     assert headers["Content-Length"] == "100"
     git_id = hashlib.sha1(b"blob 100\0" + content).hexdigest()
     assert headers["ETag"] == f'"{git_id}"'
     assert len(headers["X-Repo-Commit"]) == 40
-    status, headers, body = http(hub_server, "GET", "/org/r/resolve/main/d/x.bin",
+    status, headers, body = http(hub_server, "GET", "/org/r/resolve/main/d/x.txt",
                                  headers={"Range": "bytes=95-"})
     assert status == 206
     assert body == b"56789"
     assert headers["Content-Range"] == "bytes 95-99/100"
-    status, headers, _ = http(hub_server, "GET", "/org/r/resolve/main/d/x.bin",
+    status, headers, _ = http(hub_server, "GET", "/org/r/resolve/main/d/x.txt",
                               headers={"Range": "bytes=100-"})
     assert status == 416
     status, headers, body = http(hub_server, "GET", "/api/agent-harnesses")
