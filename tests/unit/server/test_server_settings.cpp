@@ -20,6 +20,35 @@ TEST(ServerSettings, ReadsOrganizationsFromConfigToml) {
   EXPECT_TRUE(config->trusted_keys.empty());
 }
 
+TEST(ServerSettings, StorageSetsTheLfsRuleAndRefusesBadValuesWithTheirLocation) {
+  const auto root = std::filesystem::current_path();
+  {
+    const auto defaults = read_config_file(root);
+    ASSERT_TRUE(defaults);
+    EXPECT_EQ(defaults->storage.lfs_threshold, std::uint64_t{10} << 20);
+    EXPECT_EQ(defaults->storage.binary_lfs_threshold, 0u);
+  }
+  std::ofstream(root / "config.toml")
+      << "[storage]\nlfs-threshold = 1000\nbinary-lfs-threshold = 10\nmultipart-chunk-size = 99\n";
+  auto config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->storage.lfs_threshold, 1000u);
+  EXPECT_EQ(config->storage.binary_lfs_threshold, 10u);
+  EXPECT_EQ(config->storage.multipart_chunk_size, 99u);
+  std::ofstream(root / "config.toml") << "[storage]\nlfs-threshold = false\n";
+  config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_FALSE(config->storage.lfs_threshold);
+  for (const char* bad : {"lfs-threshold = -1", "lfs-threshold = true", "multipart-chunk-size = 0",
+                          "lfs-treshold = 5", "binary-lfs-threshold = \"1MB\""}) {
+    std::ofstream(root / "config.toml") << "[storage]\n" << bad << "\n";
+    const auto refused = read_config_file(root);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("config.toml:2:"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(ServerSettings, AnOverDeepDottedKeyIsRefusedWithItsLocation) {
   // Issue 12 item 12: one dotted key of 50,000 parts crashed `kernelhub serve` in toml++.
   const auto root = std::filesystem::current_path();
