@@ -119,7 +119,10 @@ def test_two_of_our_processes_transfer_each_blob_once(published, kernelhub_bin, 
         assert proc.returncode == 0, err
     paths = {json.loads(out)["path"] for out, _ in outputs}
     assert len(paths) == 1
-    assert proxy.gets(f"/resolve/{commit}/{BIG}") == 1
+    # The big blob is an LFS file: its bytes come from the signed download URL the resolve
+    # redirects to, named by the sha256.
+    oid = hashlib.sha256((folder / BIG).read_bytes()).hexdigest()
+    assert proxy.gets(f"/.kernelhub/lfs/kernels/{REPO}/{oid}") == 1
     downloaded = sorted(json.loads(out)["downloaded"] for out, _ in outputs)
     # The variant's five distinct blobs (the empty file included) were stored once in all.
     assert downloaded[0] + downloaded[1] == 5
@@ -146,7 +149,10 @@ def test_ours_and_huggingface_hub_at_once_transfer_the_big_blob_once(published, 
         proxy.close()
     assert ours.returncode == 0, err
     assert json.loads(out)["path"].startswith(theirs.stdout.strip())
-    assert proxy.gets(f"/resolve/{commit}/{BIG}") == 1
+    # The big blob is an LFS file: its bytes come from the signed download URL the resolve
+    # redirects to, named by the sha256.
+    oid = hashlib.sha256((folder / BIG).read_bytes()).hexdigest()
+    assert proxy.gets(f"/.kernelhub/lfs/kernels/{REPO}/{oid}") == 1
     assert_no_bad_blob(cache)
 
 
