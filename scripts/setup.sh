@@ -18,6 +18,8 @@ apt_packages=(
   # tests/e2e/test_completions.py parses the zsh and runs the fish completion scripts
   zsh fish
   libcmark-gfm-dev libcmark-gfm-extensions-dev chromium
+  # tests/e2e/test_serve_lfs.py clones a served repo and fetches its LFS files with git-lfs
+  git-lfs
 )
 
 missing=()

@@ -43,7 +43,8 @@ def start_server(bin_dir: Path, root: Path, token_file: Path) -> tuple[subproces
 
 def env_for(url: str, cache: Path) -> dict:
     env = dict(os.environ, HF_ENDPOINT=url, HF_HUB_CACHE=str(cache), HF_HOME=str(cache.parent / "home"),
-               NO_PROXY="127.0.0.1,localhost", HF_HUB_DISABLE_TELEMETRY="1")
+               NO_PROXY="127.0.0.1,localhost", HF_HUB_DISABLE_TELEMETRY="1",
+               HF_HUB_DISABLE_XET="1")
     env.pop("KERNELS_CACHE", None)
     env.pop("HF_HUB_OFFLINE", None)
     return env

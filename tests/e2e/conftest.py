@@ -85,13 +85,16 @@ class HubServer:
         self.process = process
 
 
-@pytest.fixture
-def hub_server(kernelhub_bin, tmp_path):
-    """Starts `kernelhub serve --port 0` on a fresh root with a token file; stops it after."""
-    root = tmp_path / "hub-root"
+def start_hub_server(kernelhub_bin, folder: Path, config: str = "", name: str = "hub-root"):
+    """Starts `kernelhub serve --port 0` on a fresh root under `folder` (with `config` as its
+    config.toml when given) and a token file; the caller stops it with stop_hub_server."""
+    root = folder / name
     token = "kh-test-token"
-    token_file = tmp_path / "hub-tokens"
+    token_file = folder / f"{name}-tokens"
     token_file.write_text(token + "\n")
+    if config:
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "config.toml").write_text(config)
     process = subprocess.Popen(
         [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", "--token-file",
          str(token_file)],
@@ -101,10 +104,21 @@ def hub_server(kernelhub_bin, tmp_path):
     if not url.startswith("http://"):
         process.kill()
         pytest.fail(f"kernelhub serve did not start: {process.stderr.read()}")
-    yield HubServer(url, token, root, process)
-    process.terminate()
+    return HubServer(url, token, root, process)
+
+
+def stop_hub_server(server: HubServer):
+    server.process.terminate()
     try:
-        process.wait(timeout=10)
+        server.process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.fixture
+def hub_server(kernelhub_bin, tmp_path):
+    """Starts `kernelhub serve --port 0` on a fresh root with a token file; stops it after."""
+    server = start_hub_server(kernelhub_bin, tmp_path)
+    yield server
+    stop_hub_server(server)

@@ -84,7 +84,8 @@ def publish(url: str, token: str, repo_id: str, folder: Path, branches=("v1",)) 
         for branch in {list(branches)!r}:
             api.create_branch({repo_id!r}, repo_type="kernel", branch=branch, exist_ok=True)
         print(json.dumps(info.oid))
-    """, {"HF_ENDPOINT": url, "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_DISABLE_TELEMETRY": "1"})
+    """, {"HF_ENDPOINT": url, "NO_PROXY": "127.0.0.1,localhost", "HF_HUB_DISABLE_TELEMETRY": "1",
+          "HF_HUB_DISABLE_XET": "1"})
     return last_json(result)
 
 

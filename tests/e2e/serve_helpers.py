@@ -19,6 +19,10 @@ def client_env(server, hf_home, token=True, telemetry=False):
         "HF_ENDPOINT": server.url,
         "HF_HOME": str(hf_home),
         "HF_HUB_DISABLE_TELEMETRY": "1",
+        # hf_xet (installed with huggingface_hub) uploads LFS files through Xet only; kernelhub
+        # serve, like the Hub for clients without Xet, takes them through Git LFS
+        # (tests/data/hub/lfs-wire-forms.md).
+        "HF_HUB_DISABLE_XET": "1",
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
     })

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """A 100 MB file uploaded with huggingface_hub's upload_file to `kernelhub serve` (issue 15
-item 4): preupload answers "regular", so the file travels base64 in the commit's NDJSON; the
-server spools the body to disk and decodes it into a git blob piece by piece, and sends it
-back inflated a block at a time. The download (whole and in ranges) is byte-identical, and
+item 4) on a hub whose operator turned LFS off (`[storage] lfs-threshold = false`; by default
+such a file goes through LFS, as on the Hub: test_serve_lfs.py): preupload answers "regular",
+so the file travels base64 in the commit's NDJSON; the server spools the body to disk and
+decodes it into a git blob piece by piece, and sends it back inflated a block at a time. The download (whole and in ranges) is byte-identical, and
 the server's peak resident memory (VmHWM) grows by far less than the file over the upload and
 the download: a memory bound, not a timing."""
 import hashlib
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import start_hub_server, stop_hub_server
 from serve_helpers import http, run_client
 
 SIZE = 100 * 1024 * 1024
@@ -27,7 +29,15 @@ def peak_rss(pid: int) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
-def test_100_mb_upload_file_streams_to_disk_and_downloads_identical(hub_server, tmp_path):
+def test_100_mb_upload_file_streams_to_disk_and_downloads_identical(kernelhub_bin, tmp_path):
+    hub_server = start_hub_server(kernelhub_bin, tmp_path, "[storage]\nlfs-threshold = false\n")
+    try:
+        check_100_mb_round_trip(hub_server, tmp_path)
+    finally:
+        stop_hub_server(hub_server)
+
+
+def check_100_mb_round_trip(hub_server, tmp_path):
     big = tmp_path / "big.bin"
     # Random bytes in 1 MiB pieces: not compressible, so git's zlib cannot hide a copy.
     with big.open("wb") as out:

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/server/lfs_pointer.hpp>
+#include <kernelhub/server/lfs_policy.hpp>
 #include <kernelhub/server/repo_id.hpp>
 
 namespace kernelhub::server {
@@ -298,13 +300,29 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
                       encoding));
     }
     if (raw_content && sinks.open_stream && raw_content->size() > k_stream_content_chars) {
+      if (sinks.admit) {
+        // The first 684 characters are 171 whole quanta: 513 bytes, no padding in a text this
+        // long.
+        const auto head = decode_base64(raw_content->substr(0, 684));
+        if (!head) {
+          return bad_request(fmt::format(
+              "commit line {}: \"content\" of \"{}\" is not valid base64", line, path));
+        }
+        const std::uint64_t announced = raw_content->size() / 4 * 3 -
+                                        (raw_content->ends_with("==")  ? 2
+                                         : raw_content->ends_with("=") ? 1
+                                                                       : 0);
+        if (!sinks.admit(path, announced, *head)) {
+          return CommitOperation{CommitOperation::Kind::add_file, path, {}, {}, announced, {}};
+        }
+      }
       std::uint64_t size = 0;
       const auto blob_id = KH_HUB_TRY(stream_base64(*raw_content, sinks, &size));
       if (!blob_id) {
         return bad_request(fmt::format("commit line {}: \"content\" of \"{}\" is not valid base64",
                                        line, path));
       }
-      return CommitOperation{CommitOperation::Kind::add_file, path, {}, *blob_id, size};
+      return CommitOperation{CommitOperation::Kind::add_file, path, {}, *blob_id, size, {}};
     }
     std::optional<std::string> decoded;
     if (raw_content) {
@@ -316,7 +334,12 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
       return bad_request(
           fmt::format("commit line {}: \"content\" of \"{}\" is not valid base64", line, path));
     }
-    CommitOperation added{CommitOperation::Kind::add_file, path, {}, {}, decoded->size()};
+    CommitOperation added{CommitOperation::Kind::add_file, path, {}, {}, decoded->size(), {}};
+    if (sinks.admit &&
+        !sinks.admit(path, decoded->size(),
+                     std::string_view(*decoded).substr(0, k_upload_sample_bytes))) {
+      return added;
+    }
     if (sink) {
       added.blob_id = KH_HUB_TRY(sink(*decoded));
     } else {
@@ -326,7 +349,7 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
   }
   if (key == "deletedFile") {
     return CommitOperation{CommitOperation::Kind::delete_file,
-                           KH_HUB_TRY(operation_path(value, line)), {}, {}, 0};
+                           KH_HUB_TRY(operation_path(value, line)), {}, {}, 0, {}};
   }
   if (key == "deletedFolder") {
     auto path = string_member(value, "path");
@@ -337,13 +360,33 @@ HubExpected<CommitOperation> parse_operation(std::string_view key, const json& v
       return bad_request(fmt::format("commit line {}: \"path\" must be a string", line));
     }
     KH_HUB_TRY(check_repo_path(*path));
-    return CommitOperation{CommitOperation::Kind::delete_folder, *path, {}, {}, 0};
+    return CommitOperation{CommitOperation::Kind::delete_folder, *path, {}, {}, 0, {}};
   }
   if (key == "lfsFile") {
-    return bad_request(fmt::format(
-        "commit line {}: lfsFile is not supported by this server; preupload answers "
-        "\"regular\", so send the content in a \"file\" line",
-        line));
+    // {"path", "algo": "sha256", "oid", "size"?} (hub-api.md §3.4; a copy omits the size).
+    const std::string path = KH_HUB_TRY(operation_path(value, line));
+    const auto algo = string_member(value, "algo").value_or("sha256");
+    if (algo != "sha256") {
+      return bad_request(fmt::format(
+          "commit line {}: lfsFile \"{}\": algo \"{}\" is not supported; use sha256", line,
+          path, algo));
+    }
+    const auto oid = string_member(value, "oid");
+    if (!oid || !is_sha256_hex(*oid)) {
+      return bad_request(fmt::format(
+          "commit line {}: lfsFile \"{}\": \"oid\" must be 64 lower-case hex digits", line,
+          path));
+    }
+    std::uint64_t size = 0;
+    if (const auto it = value.find("size"); it != value.end() && !it->is_null()) {
+      if (!it->is_number_unsigned()) {
+        return bad_request(fmt::format(
+            "commit line {}: lfsFile \"{}\": \"size\" must be a non-negative integer", line,
+            path));
+      }
+      size = it->get<std::uint64_t>();
+    }
+    return CommitOperation{CommitOperation::Kind::add_lfs_file, path, {}, {}, size, *oid};
   }
   return bad_request(fmt::format("commit line {}: unknown key \"{}\"", line, key));
 }
@@ -395,7 +438,7 @@ std::optional<std::string> decode_base64(std::string_view text) {
 }
 
 HubExpected<CommitRequest> parse_commit_request(std::string_view body, const BlobSink& sink) {
-  return parse_commit_request(body, CommitSinks{sink, nullptr, nullptr});
+  return parse_commit_request(body, CommitSinks{sink, nullptr, nullptr, nullptr});
 }
 
 HubExpected<CommitRequest> parse_commit_request(std::string_view body, const CommitSinks& sinks) {

@@ -14,12 +14,15 @@
 namespace kernelhub::server {
 
 struct CommitOperation {
-  enum class Kind { add_file, delete_file, delete_folder };
+  // `add_lfs_file`: an `lfsFile` line, a file whose bytes went to the LFS store first; the
+  // commit handler checks the object and turns it into an `add_file` of its pointer.
+  enum class Kind { add_file, delete_file, delete_folder, add_lfs_file };
   Kind kind = Kind::add_file;
   std::string path;     // checked by check_repo_path; a folder without its trailing `/`
   std::string content;  // the decoded bytes of an added file, when no BlobSink took them
   std::string blob_id;  // what the BlobSink stored them as (40 hex digits), otherwise
-  std::uint64_t size = 0;  // of the added file
+  std::uint64_t size = 0;  // of the added file (of the LFS object; 0 when a copy omits it)
+  std::string lfs_oid;     // add_lfs_file: the object's sha256
 };
 
 // The body of `POST /api/{T}/{repo}/commit/{rev}`: NDJSON whose first line is the header.
@@ -54,6 +57,11 @@ struct CommitSinks {
   BlobSink blob;
   std::function<HubExpected<std::unique_ptr<BlobStream>>(std::uint64_t size)> open_stream;
   std::function<void(std::string_view)> release;
+  // Asked of each inline file before its bytes are stored, with its size and first bytes
+  // (k_upload_sample_bytes): false skips storing it (the caller remembers why, and refuses the
+  // commit once every line is read, so the answer names every such file). May be empty.
+  std::function<bool(const std::string& path, std::uint64_t size, std::string_view sample)>
+      admit;
 };
 inline constexpr std::size_t k_stream_content_chars = std::size_t{8} << 20;
 
@@ -61,8 +69,8 @@ HubExpected<CommitRequest> parse_commit_request(std::string_view body, const Com
 
 // Parses and validates the whole body before any ref moves, so a bad line anywhere leaves
 // the branches untouched (a sink may have stored the blobs of the lines before it: they stay
-// unreferenced, as after any failed git operation). `lfsFile` lines are refused: preupload
-// answers `regular` for every file, so the server never holds LFS objects to point at.
+// unreferenced, as after any failed git operation). `lfsFile` lines are parsed here and
+// checked against the LFS store by the commit handler.
 HubExpected<CommitRequest> parse_commit_request(std::string_view body,
                                                 const BlobSink& sink = nullptr);
 

@@ -8,6 +8,9 @@
 
 #include <kernelhub/server/commit_request.hpp>
 #include <kernelhub/server/http_message.hpp>
+#include <kernelhub/server/lfs_grant.hpp>
+#include <kernelhub/server/lfs_pointer.hpp>
+#include <kernelhub/server/lfs_policy.hpp>
 #include <kernelhub/server/repo_id.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 #include <kernelhub/server/repository_store.hpp>
@@ -25,6 +28,9 @@ struct Context {
   // The token of the browser session (web/login_page.hpp) a GET or HEAD of a page came with;
   // null for the API and for every write, which take only the Authorization header.
   const std::string* session_token = nullptr;
+  // Signs and checks the URLs the LFS batch API hands out (lfs_grant.hpp); null where no LFS
+  // route is served (then every signed URL is refused).
+  const UrlSigner* signer = nullptr;
 };
 
 // Reads (read_handlers.cpp). `revision` nullopt means the default branch.
@@ -56,6 +62,39 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
 HubExpected<HttpResponse> branch(Context& ctx, const RepoId& id, const std::string& name);
 HubExpected<HttpResponse> tag(Context& ctx, const RepoId& id, const std::string& name);
 HubExpected<HttpResponse> validate_yaml(Context& ctx);
+
+// Git LFS (lfs_handlers.cpp; tests/data/hub/lfs-wire-forms.md lists the wire forms and sources).
+// `POST /{prefix}{repo}.git/info/lfs/objects/batch`: upload needs a write token, download
+// read access; the answer's URLs are signed (lfs_grant.hpp).
+HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id);
+// The signed object URLs under `.../info/lfs/objects/{oid}`: `rest` is what follows the oid:
+// nothing (PUT: a basic upload), a part number (PUT: a multipart part), `complete` or `verify`
+// (POST).
+HubExpected<HttpResponse> lfs_object(Context& ctx, const RepoId& id, const std::string& oid,
+                                     std::span<const std::string> rest);
+// `GET|HEAD /.kernelhub/lfs/{type}/{ns}/{name}/{oid}?<signed>`: the stand-in for the Hub's
+// CDN, where a resolve of an LFS file redirects; Range works.
+HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std::string& oid);
+// The answer to a resolve (GET or HEAD) of an LFS file: 302 to its signed download URL with
+// X-Linked-Etag, X-Linked-Size and X-Repo-Commit, as huggingface.co answers.
+HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std::string& commit,
+                                       const LfsPointer& pointer);
+// How `path` (of `size` bytes starting with `sample`) must be uploaded onto `commit`.
+UploadVerdict upload_verdict(const Context& ctx, git_repository* repo, const std::string& commit,
+                             const std::string& path, std::uint64_t size,
+                             std::string_view sample);
+// What the transport may read of a request to an LFS object URL, decided before any body
+// byte: nothing without a valid signature; a basic upload's or a part's exact size, spooled
+// to a file; a small JSON otherwise.
+struct LfsBodyPlan {
+  bool to_file = false;
+  std::uint64_t limit = 0;
+};
+HubExpected<LfsBodyPlan> lfs_admit(Context& ctx, const RepoId& id, const std::string& oid,
+                                   std::span<const std::string> rest);
+// A refusal of a Xet request (`/api/{T}/{repo}/xet-{read,write}-token/{rev}`): this hub speaks
+// Git LFS only, and says how to make huggingface_hub use it.
+HubExpected<HttpResponse> xet_not_served(Context& ctx);
 
 // Discussions and pull requests (discussions.cpp): `args` are the segments after
 // `discussions`.

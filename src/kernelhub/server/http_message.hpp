@@ -28,6 +28,9 @@ struct HttpRequest {
   // touched again), so a pass over a large body never holds it all resident. Empty for a
   // body held in memory.
   std::function<void(std::string_view)> release_body;
+  // The file a body spooled to disk is in (empty for a body held in memory): an LFS upload is
+  // checked and linked into the store from it, never read into memory.
+  std::string body_file;
   std::string base_url;  // "http://<Host header>", for URLs the client must parse back
   std::string peer;      // the client's IP address; empty where no socket is involved
 

@@ -362,6 +362,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       }
       m_request.body = m_spool.view();
+      m_request.body_file = m_spool.path().string();
       m_request.release_body = [spool = &m_spool](std::string_view part) {
         spool->drop_pages(part);
       };
@@ -384,6 +385,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // The answer never points into the request body: drop it (and unlink its spool file) now,
     // not after the answer is written, so a client that got its answer finds nothing left.
     m_request.body = {};
+    m_request.body_file.clear();
     m_spool.reset();
     m_string_body.reset();
     answer(std::move(response), BodyState::read);

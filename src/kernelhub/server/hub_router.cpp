@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/server/git_http.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/web/login_page.hpp>
 #include <kernelhub/server/web/web_pages.hpp>
@@ -102,6 +103,10 @@ HubExpected<HttpResponse> route_repo_api(handlers::Context& ctx, RepoType type,
   if (action == "commit" && !args.empty()) {
     return request.method == "POST" ? handlers::commit(ctx, id, joined) : wrong_method(request);
   }
+  // hf_xet asks for a token here before it uploads or downloads through Xet.
+  if ((action == "xet-write-token" || action == "xet-read-token") && !args.empty()) {
+    return handlers::xet_not_served(ctx);
+  }
   if (action == "branch" && !args.empty()) {
     return request.method == "POST" || request.method == "DELETE"
                ? handlers::branch(ctx, id, joined)
@@ -137,6 +142,79 @@ HubExpected<HttpResponse> route_api(handlers::Context& ctx, Segments rest) {
   return no_route(request);
 }
 
+// The repository type a file URL's first segment names (and drops), as the Hub's URLs go.
+RepoType take_type_prefix(Segments& segments) {
+  if (!segments.empty() && (segments[0] == "kernels" || segments[0] == "datasets")) {
+    const RepoType type = segments[0] == "kernels" ? RepoType::kernel : RepoType::dataset;
+    segments = segments.subspan(1);
+    return type;
+  }
+  return RepoType::model;
+}
+
+// `[kernels/|datasets/]{ns}/{name}.git/info/lfs/objects/...`: the Git LFS endpoint git-lfs
+// derives from a clone URL and huggingface_hub builds (lfs.py). `rest` follows `objects`.
+struct LfsRoute {
+  RepoType type = RepoType::model;
+  std::string ns;
+  std::string name;
+  Segments rest;
+};
+
+std::optional<LfsRoute> match_lfs_route(Segments segments) {
+  const RepoType type = take_type_prefix(segments);
+  if (segments.size() < 6 || !segments[1].ends_with(".git") || segments[2] != "info" ||
+      segments[3] != "lfs" || segments[4] != "objects") {
+    return std::nullopt;
+  }
+  return LfsRoute{type, segments[0], segments[1].substr(0, segments[1].size() - 4),
+                  segments.subspan(5)};
+}
+
+// `[kernels/|datasets/]{ns}/{name}[.git]/info/refs` and `.../git-upload-pack`: git clones.
+struct GitRoute {
+  RepoType type = RepoType::model;
+  std::string ns;
+  std::string name;
+  handlers::GitHttpAction action = handlers::GitHttpAction::advertise;
+};
+
+std::optional<GitRoute> match_git_route(Segments segments) {
+  const RepoType type = take_type_prefix(segments);
+  if (segments.size() < 3 || segments.size() > 4) {
+    return std::nullopt;
+  }
+  std::string name = segments[1];
+  if (name.ends_with(".git")) {
+    name.resize(name.size() - 4);
+  }
+  if (segments.size() == 4 && segments[2] == "info" && segments[3] == "refs") {
+    return GitRoute{type, segments[0], name, handlers::GitHttpAction::advertise};
+  }
+  if (segments.size() == 3 && segments[2] == "git-upload-pack") {
+    return GitRoute{type, segments[0], name, handlers::GitHttpAction::upload_pack};
+  }
+  if (segments.size() == 3 && segments[2] == "git-receive-pack") {
+    return GitRoute{type, segments[0], name, handlers::GitHttpAction::receive_pack};
+  }
+  return std::nullopt;
+}
+
+// `/.kernelhub/lfs/{models|datasets|kernels}/{ns}/{name}/{oid}`: the signed download URL (a
+// leading `.` is never a namespace, so no repository's pages can be shadowed).
+bool is_lfs_download(Segments segments) {
+  return segments.size() == 6 && segments[0] == ".kernelhub" && segments[1] == "lfs";
+}
+
+HubExpected<HttpResponse> route_lfs(handlers::Context& ctx, const LfsRoute& route) {
+  const HttpRequest& request = ctx.request;
+  const RepoId id = KH_HUB_TRY(make_repo_id(route.type, route.ns, route.name));
+  if (route.rest.size() == 1 && route.rest[0] == "batch") {
+    return request.method == "POST" ? handlers::lfs_batch(ctx, id) : wrong_method(request);
+  }
+  return handlers::lfs_object(ctx, id, route.rest[0], route.rest.subspan(1));
+}
+
 // /[kernels/|datasets/]{ns}/{name}/resolve/{rev}/{path...}, and the web pages beside it
 HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) {
   const HttpRequest& request = ctx.request;
@@ -146,16 +224,26 @@ HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) 
       return is_read(request) ? web::listing_page(ctx, *type) : wrong_method(request);
     }
   }
-  RepoType type = RepoType::model;
-  if (!segments.empty()) {
-    if (segments[0] == "kernels") {
-      type = RepoType::kernel;
-      segments = segments.subspan(1);
-    } else if (segments[0] == "datasets") {
-      type = RepoType::dataset;
-      segments = segments.subspan(1);
+  if (is_lfs_download(segments)) {
+    const auto type = repo_type_from_api_part(segments[2]);
+    if (!type) {
+      return no_route(request);
     }
+    const RepoId id = KH_HUB_TRY(make_repo_id(*type, segments[3], segments[4]));
+    return is_read(request) ? handlers::lfs_download(ctx, id, segments[5]) : wrong_method(request);
   }
+  if (const auto lfs = match_lfs_route(segments)) {
+    return route_lfs(ctx, *lfs);
+  }
+  if (const auto git = match_git_route(segments)) {
+    const bool get = git->action == handlers::GitHttpAction::advertise;
+    if (get ? !is_read(request) : request.method != "POST") {
+      return wrong_method(request);
+    }
+    const RepoId id = KH_HUB_TRY(make_repo_id(git->type, git->ns, git->name));
+    return handlers::git_http(ctx, id, git->action);
+  }
+  const RepoType type = take_type_prefix(segments);
   if (segments.size() < 5 || segments[2] != "resolve") {
     // Anything else under a repository is a web page (web/web_pages.hpp).
     return web::route_page(ctx, type, segments);
@@ -189,9 +277,30 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   if (is_session_route(segments)) {
     return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_login_body)};
   }
+  handlers::Context ctx{*settings, m_store, head, target};
+  ctx.signer = &m_signer;
+  // Git LFS: the batch request is small JSON whose operation decides what it needs (a download
+  // of a public repository needs no token); an object URL carries its own signature, checked
+  // before a byte of the object is read.
+  if (segments.empty() || segments[0] != "api") {
+    if (const auto lfs = match_lfs_route(segments)) {
+      if (lfs->rest.size() == 1 && lfs->rest[0] == "batch") {
+        return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_paths_body)};
+      }
+      const RepoId id = KH_HUB_TRY(make_repo_id(lfs->type, lfs->ns, lfs->name));
+      const handlers::LfsBodyPlan plan =
+          KH_HUB_TRY(handlers::lfs_admit(ctx, id, lfs->rest[0], lfs->rest.subspan(1)));
+      return BodyPlan{plan.to_file ? BodyPlan::Storage::file : BodyPlan::Storage::memory,
+                      plan.limit};
+    }
+    // A fetch's negotiation is a read: a private repository's is checked by its handler.
+    if (const auto git = match_git_route(segments);
+        git && git->action == handlers::GitHttpAction::upload_pack) {
+      return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_json_body)};
+    }
+  }
   // Every other endpoint behind these methods writes, so the token is checked now, before
   // the body is read: an unauthenticated client can make the server hold no body at all.
-  handlers::Context ctx{*settings, m_store, head, target};
   KH_HUB_TRY(handlers::require_write_token(ctx));
   // /api/{type}/{ns}/{name}/commit/{rev}: the one body that may be large.
   if (segments.size() >= 6 && segments[0] == "api" && segments[4] == "commit") {
@@ -273,6 +382,7 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   // The snapshot lives until the answer is made, whatever a reload does meanwhile.
   const std::shared_ptr<const ServerSettings> settings = this->settings();
   handlers::Context ctx{*settings, m_store, request, *target};
+  ctx.signer = &m_signer;
   const Segments segments(target->segments);
   // A session cookie counts for reads outside /api only: the API and every write keep
   // needing the Authorization header, which no other site's page can make a browser send.

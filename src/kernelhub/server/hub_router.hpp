@@ -10,6 +10,7 @@
 #include <string>
 
 #include <kernelhub/server/http_message.hpp>
+#include <kernelhub/server/lfs_grant.hpp>
 #include <kernelhub/server/login_throttle.hpp>
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
@@ -73,6 +74,7 @@ class HubRouter {
   RepositoryStore m_store;
   SessionStore m_sessions;
   LoginThrottle m_login_throttle;
+  UrlSigner m_signer;  // the LFS URLs' key: new each start, so a restart voids them
 };
 
 }  // namespace kernelhub::server

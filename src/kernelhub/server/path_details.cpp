@@ -75,8 +75,12 @@ nlohmann::json tree_entries(git_repository* repo, const std::string& commit,
   for (const auto& item : items) {
     json entry = {{"type", item.is_directory ? "directory" : "file"},
                   {"oid", item.oid},
-                  {"size", item.is_directory ? 0 : item.size},
+                  {"size", item.is_directory ? 0 : item.lfs ? item.lfs->size : item.size},
                   {"path", item.path}};
+    if (item.lfs) {
+      // `oid` stays the pointer blob's sha1; the content's sha256 is `lfs.oid`.
+      entry["lfs"] = {{"oid", item.lfs->oid}, {"size", item.lfs->size}, {"pointerSize", item.size}};
+    }
     if (expand) {
       if (const auto it = last.find(item.path); it != last.end()) {
         entry["lastCommit"] = {{"id", it->second.sha},

@@ -38,6 +38,14 @@ json ref_list(const std::vector<RefEntry>& refs) {
 bool has_valid_token(const Context& ctx) {
   const auto header = ctx.request.header("authorization");
   constexpr std::string_view k_bearer = "Bearer ";
+  constexpr std::string_view k_basic = "Basic ";
+  if (header && header->starts_with(k_basic)) {
+    // git and git-lfs send the token as the password of Basic auth (any user name), as they
+    // do to huggingface.co.
+    const auto decoded = decode_base64(header->substr(k_basic.size()));
+    const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
+    return colon != std::string::npos && ctx.settings.tokens.contains(decoded->substr(colon + 1));
+  }
   if (!header || !header->starts_with(k_bearer)) {
     // Checked against the token file in force, so removing a token ends its sessions too.
     return ctx.session_token != nullptr && ctx.settings.tokens.contains(*ctx.session_token);
@@ -92,8 +100,15 @@ HubExpected<HttpResponse> repo_info(Context& ctx, const RepoId& id,
     }
     json sibling = {{"rfilename", item.path}};
     if (blobs) {
-      sibling["size"] = item.size;
+      // An LFS file's size is its content's; the key is `sha256` here, `oid` in trees
+      // (hub-api.md §2.1).
+      sibling["size"] = item.lfs ? item.lfs->size : item.size;
       sibling["blobId"] = item.oid;
+      if (item.lfs) {
+        sibling["lfs"] = {{"size", item.lfs->size},
+                          {"sha256", item.lfs->oid},
+                          {"pointerSize", item.size}};
+      }
     }
     siblings.push_back(std::move(sibling));
   }
@@ -172,11 +187,14 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
   const bool is_head = ctx.request.method == "HEAD";
   auto file = read_file(repo.git, sha, path, Content::header);
-  // A large loose blob is inflated while it is sent; anything else is read whole (libgit2
+  if (file && file->lfs) {
+    return lfs_redirect(ctx, id, sha, *file->lfs);
+  }
+  // A large blob is inflated while it is sent (loose or whole in a pack); a delta is read whole (libgit2
   // keeps it in memory until the last byte is out).
   std::shared_ptr<BlobReader> reader;
   if (file && !is_head && file->size > k_stream_blob_bytes) {
-    reader = KH_HUB_TRY(open_loose_blob(repo.git.get(), file->oid));
+    reader = KH_HUB_TRY(open_streamed_blob(repo.git.get(), file->oid));
   }
   if (file && !is_head && !reader) {
     file = read_file(repo.git, sha, path, Content::bytes);

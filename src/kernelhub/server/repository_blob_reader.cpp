@@ -10,6 +10,8 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -27,6 +29,8 @@ tl::unexpected<HubError> damaged(const std::string& oid, std::string_view why) {
   return hub_fail(500, "", fmt::format("cannot read blob {}: {}", oid, why));
 }
 
+// A zlib stream of a blob read from `fd`'s current position: a loose object (header first)
+// or a pack entry's data (its size known from the entry header).
 class LooseBlobReader final : public BlobReader {
  public:
   LooseBlobReader(int fd, std::string oid) : m_fd(fd), m_oid(std::move(oid)) {}
@@ -67,6 +71,16 @@ class LooseBlobReader final : public BlobReader {
     if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
       return damaged(m_oid, "its header has no valid size");
     }
+    return {};
+  }
+
+  // For a pack entry: no object header inside the stream, the size given.
+  HubExpected<void> start_packed(std::uint64_t size) {
+    if (inflateInit(&m_zlib) != Z_OK) {
+      return damaged(m_oid, "zlib could not start");
+    }
+    m_started = true;
+    m_size = size;
     return {};
   }
 
@@ -127,10 +141,142 @@ class LooseBlobReader final : public BlobReader {
   std::array<char, k_input_block> m_input{};
 };
 
+bool read_exactly(int fd, void* out, std::size_t size, std::uint64_t offset) {
+  auto* bytes = static_cast<char*>(out);
+  while (size > 0) {
+    const ssize_t n = ::pread(fd, bytes, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return false;
+    }
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<std::uint64_t>(n);
+  }
+  return true;
+}
+
+std::uint32_t big_endian_32(const unsigned char* bytes) {
+  return (std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
+         (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]};
+}
+
+// Where `oid` is in the pack a version-2 `.idx` file indexes (git's
+// Documentation/gitformat-pack.txt): the fan-out table narrows the sorted sha1 table, a binary
+// search finds the entry, and its offset is 31 bits or an index into the 64-bit table.
+std::optional<std::uint64_t> pack_offset(const std::filesystem::path& idx,
+                                         const unsigned char (&raw)[GIT_OID_RAWSZ]) {
+  const int fd = ::open(idx.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return std::nullopt;
+  }
+  const auto close_fd = std::unique_ptr<int, void (*)(int*)>(new int(fd), [](int* p) {
+    ::close(*p);
+    delete p;
+  });
+  unsigned char header[8 + 256 * 4];
+  if (!read_exactly(fd, header, sizeof header, 0) ||
+      std::memcmp(header, "\377tOc\0\0\0\2", 8) != 0) {
+    return std::nullopt;
+  }
+  const auto fanout = [&](int i) { return i < 0 ? 0u : big_endian_32(header + 8 + i * 4); };
+  const std::uint32_t count = fanout(255);
+  std::uint32_t low = fanout(raw[0] - 1);
+  std::uint32_t high = fanout(raw[0]);
+  constexpr std::uint64_t k_names = 8 + 256 * 4;
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    unsigned char name[GIT_OID_RAWSZ];
+    if (!read_exactly(fd, name, sizeof name, k_names + std::uint64_t{middle} * GIT_OID_RAWSZ)) {
+      return std::nullopt;
+    }
+    const int order = std::memcmp(name, raw, GIT_OID_RAWSZ);
+    if (order == 0) {
+      const std::uint64_t offsets = k_names + std::uint64_t{count} * (GIT_OID_RAWSZ + 4);
+      unsigned char small[4];
+      if (!read_exactly(fd, small, 4, offsets + std::uint64_t{middle} * 4)) {
+        return std::nullopt;
+      }
+      const std::uint32_t value = big_endian_32(small);
+      if ((value & 0x80000000u) == 0) {
+        return value;
+      }
+      unsigned char large[8];
+      if (!read_exactly(fd, large, 8,
+                        offsets + std::uint64_t{count} * 4 + std::uint64_t{value & 0x7fffffffu} * 8)) {
+        return std::nullopt;
+      }
+      return (std::uint64_t{big_endian_32(large)} << 32) | big_endian_32(large + 4);
+    }
+    if (order < 0) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return std::nullopt;
+}
+
+// A blob stored whole in a pack (not as a delta): its entry header, then its zlib stream. A
+// delta needs its base rebuilt first, which libgit2 does (whole, in memory).
+HubExpected<std::shared_ptr<BlobReader>> open_packed_blob(git_repository* repo,
+                                                          const std::string& oid) {
+  git_oid parsed;
+  if (git_oid_fromstr(&parsed, oid.c_str()) != 0) {
+    return std::shared_ptr<BlobReader>();
+  }
+  const std::filesystem::path packs =
+      std::filesystem::path(git_repository_path(repo)) / "objects" / "pack";
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(packs, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().extension() != ".idx") {
+      continue;
+    }
+    const auto offset = pack_offset(it->path(), parsed.id);
+    if (!offset) {
+      continue;
+    }
+    std::filesystem::path pack = it->path();
+    pack.replace_extension(".pack");
+    const int fd = ::open(pack.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return std::shared_ptr<BlobReader>();
+    }
+    auto reader = std::make_shared<LooseBlobReader>(fd, oid);
+    // Type in bits 4-6 of the first byte, the size in its low 4 bits and 7 more bits of each
+    // following byte while the top bit is set.
+    unsigned char byte = 0;
+    std::uint64_t at = *offset;
+    if (!read_exactly(fd, &byte, 1, at++)) {
+      return damaged(oid, "its pack entry cannot be read");
+    }
+    const int type = (byte >> 4) & 7;
+    std::uint64_t size = byte & 15;
+    for (int shift = 4; (byte & 0x80) != 0; shift += 7) {
+      if (shift > 57 || !read_exactly(fd, &byte, 1, at++)) {
+        return damaged(oid, "its pack entry header is malformed");
+      }
+      size |= std::uint64_t{byte & 0x7fu} << shift;
+    }
+    if (type != GIT_OBJECT_BLOB) {
+      return std::shared_ptr<BlobReader>();  // a delta
+    }
+    if (::lseek(fd, static_cast<off_t>(at), SEEK_SET) < 0) {
+      return damaged(oid, std::strerror(errno));
+    }
+    KH_HUB_TRY(reader->start_packed(size));
+    return std::shared_ptr<BlobReader>(std::move(reader));
+  }
+  return std::shared_ptr<BlobReader>();
+}
+
 }  // namespace
 
-HubExpected<std::shared_ptr<BlobReader>> open_loose_blob(git_repository* repo,
-                                                         const std::string& oid) {
+HubExpected<std::shared_ptr<BlobReader>> open_streamed_blob(git_repository* repo,
+                                                            const std::string& oid) {
   if (oid.size() != GIT_OID_HEXSZ) {
     return std::shared_ptr<BlobReader>();
   }
@@ -138,7 +284,7 @@ HubExpected<std::shared_ptr<BlobReader>> open_loose_blob(git_repository* repo,
                                      "objects" / oid.substr(0, 2) / oid.substr(2);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return std::shared_ptr<BlobReader>();  // packed, or gone: read through libgit2
+    return open_packed_blob(repo, oid);
   }
   auto reader = std::make_shared<LooseBlobReader>(fd, oid);
   KH_HUB_TRY(reader->start());

@@ -12,9 +12,10 @@ struct git_repository;
 
 namespace kernelhub::server {
 
-// A blob's bytes inflated from its loose object file a block at a time, with plain reads (no
-// mapping): a 100 MB file is sent holding a few hundred KiB, where libgit2 would inflate it
-// whole (and map the compressed file too). Objects in a pack are not read this way.
+// A blob's bytes inflated from its loose object file, or from its entry in a pack, a block at
+// a time with plain reads (no mapping): a 100 MB file is sent holding a few hundred KiB, where
+// libgit2 would inflate it whole (and map the compressed file too). A blob stored in a pack as
+// a delta is not read this way.
 class BlobReader {
  public:
   virtual ~BlobReader() = default;
@@ -24,9 +25,9 @@ class BlobReader {
   virtual HubExpected<std::size_t> read(char* out, std::size_t capacity) = 0;
 };
 
-// The reader for blob `oid` when it is stored loose; null when it is not (packed: the caller
-// reads it whole through libgit2).
-HubExpected<std::shared_ptr<BlobReader>> open_loose_blob(git_repository* repo,
-                                                         const std::string& oid);
+// The reader for blob `oid` when it is stored loose or whole in a pack; null when it is a
+// delta or not found (the caller reads it whole through libgit2).
+HubExpected<std::shared_ptr<BlobReader>> open_streamed_blob(git_repository* repo,
+                                                            const std::string& oid);
 
 }  // namespace kernelhub::server

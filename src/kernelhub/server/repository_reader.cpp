@@ -78,6 +78,22 @@ std::uint64_t blob_size(git_odb* odb, const git_oid* oid) {
   return git_odb_read_header(&size, &type, odb, oid) == 0 ? size : 0;
 }
 
+// The pointer a small blob holds; larger blobs are never read for it.
+std::optional<LfsPointer> lfs_pointer_of(git_odb* odb, const git_oid* oid, std::uint64_t size) {
+  if (size > k_max_lfs_pointer_bytes || size < 40) {
+    return std::nullopt;
+  }
+  git_odb_object* raw = nullptr;
+  if (git_odb_read(&raw, odb, oid) != 0) {
+    return std::nullopt;
+  }
+  const std::string_view text(static_cast<const char*>(git_odb_object_data(raw)),
+                              git_odb_object_size(raw));
+  auto pointer = parse_lfs_pointer(text);
+  git_odb_object_free(raw);
+  return pointer;
+}
+
 bool is_file_entry(const git_tree_entry* entry) {
   return git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
 }
@@ -101,6 +117,7 @@ int collect_entry(const char* root, const git_tree_entry* entry, void* payload) 
   item.oid = git::to_hex(*git_tree_entry_id(entry));
   if (!item.is_directory && state->odb != nullptr) {
     item.size = blob_size(state->odb, git_tree_entry_id(entry));
+    item.lfs = lfs_pointer_of(state->odb, git_tree_entry_id(entry), item.size);
   }
   state->items->push_back(std::move(item));
   // In a pre-order walk, 1 skips the folder's contents.
@@ -227,9 +244,10 @@ HubExpected<std::vector<TreeItem>> list_tree(git_repository* repo, const std::st
     }
     const git::TreeEntry entry(raw_entry);
     if (is_file_entry(entry.get())) {
-      TreeItem item{path_text, false, git::to_hex(*git_tree_entry_id(entry.get())), 0};
+      TreeItem item{path_text, false, git::to_hex(*git_tree_entry_id(entry.get())), 0, {}};
       if (odb) {
         item.size = blob_size(odb.get(), git_tree_entry_id(entry.get()));
+        item.lfs = lfs_pointer_of(odb.get(), git_tree_entry_id(entry.get()), item.size);
       }
       items.push_back(std::move(item));
       return items;
@@ -271,6 +289,7 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
     }
     const git::Odb odb(raw_odb);
     file.size = blob_size(odb.get(), oid);
+    file.lfs = lfs_pointer_of(odb.get(), oid, file.size);
     return file;
   }
   git_blob* raw_blob = nullptr;
@@ -285,8 +304,27 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   auto holder = std::make_shared<Holder>(Holder{repo, git::Blob(raw_blob)});
   file.size = static_cast<std::uint64_t>(git_blob_rawsize(holder->blob.get()));
   file.data = static_cast<const char*>(git_blob_rawcontent(holder->blob.get()));
+  if (file.size <= k_max_lfs_pointer_bytes) {
+    file.lfs = parse_lfs_pointer(std::string_view(file.data, file.size));
+  }
   file.owner = std::move(holder);
   return file;
+}
+
+bool tracked_by_lfs(git_repository* repo, const std::string& commit, const std::string& path) {
+  git_attr_options options = GIT_ATTR_OPTIONS_INIT;
+  // A bare repository has no work tree or index: the commit's own .gitattributes decide
+  // (with the repository's info/attributes), not the machine's system-wide file.
+  options.flags = GIT_ATTR_CHECK_INDEX_ONLY | GIT_ATTR_CHECK_NO_SYSTEM |
+                  GIT_ATTR_CHECK_INCLUDE_COMMIT;
+  if (git_oid_fromstr(&options.attr_commit_id, commit.c_str()) != 0) {
+    return false;
+  }
+  const char* value = nullptr;
+  if (git_attr_get_ext(&value, repo, &options, path.c_str(), "filter") != 0) {
+    return false;
+  }
+  return git_attr_value(value) == GIT_ATTR_VALUE_STRING && std::string_view(value) == "lfs";
 }
 
 }  // namespace kernelhub::server

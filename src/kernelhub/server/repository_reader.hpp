@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <kernelhub/server/hub_error.hpp>
+#include <kernelhub/server/lfs_pointer.hpp>
 
 struct git_repository;
 
@@ -33,7 +35,9 @@ struct TreeItem {
   std::string path;  // relative to the repository root
   bool is_directory = false;
   std::string oid;   // git blob or tree sha1
-  std::uint64_t size = 0;
+  std::uint64_t size = 0;  // of the blob: for an LFS file, of its pointer
+  // The LFS object a file's blob points at (read only with Sizes::read).
+  std::optional<LfsPointer> lfs;
 };
 
 // A file's bytes, kept alive (with the repository handle) by `owner` while they are sent.
@@ -42,6 +46,8 @@ struct FileContent {
   std::uint64_t size = 0;
   const char* data = nullptr;  // null when only the header was read
   std::shared_ptr<const void> owner;
+  // Set when the blob is an LFS pointer (read with the header too: pointers are small).
+  std::optional<LfsPointer> lfs;
 };
 
 struct CommitSummary {
@@ -78,5 +84,10 @@ enum class Content { header, bytes };
 HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, std::string_view path,
                                    Content content);
+
+// Whether the `.gitattributes` of `commit` give `path` the `filter=lfs` attribute (the rule
+// `git lfs track` writes), as git would read them: nested files, patterns and macros
+// included. Errors count as no.
+bool tracked_by_lfs(git_repository* repo, const std::string& commit, const std::string& path);
 
 }  // namespace kernelhub::server

@@ -18,8 +18,46 @@ namespace {
 
 // Enough idle handles for the Python client's eight download threads plus a few writers.
 constexpr std::size_t k_max_idle_handles = 16;
+// A new repository's first commit: the Git LFS rules huggingface.co writes into every new
+// repository (the usual weight, archive and array formats), so a file matching them goes
+// through LFS here as it would there, and kernels.lock hashes (lfs.oid for LFS files) agree.
+// Binary and large files go through LFS whatever this says (lfs_policy.hpp).
 constexpr std::string_view k_first_gitattributes =
-    "# kernelhub stores every file as a regular git blob (no LFS)\n";
+    "*.7z filter=lfs diff=lfs merge=lfs -text\n"
+    "*.arrow filter=lfs diff=lfs merge=lfs -text\n"
+    "*.bin filter=lfs diff=lfs merge=lfs -text\n"
+    "*.bz2 filter=lfs diff=lfs merge=lfs -text\n"
+    "*.ckpt filter=lfs diff=lfs merge=lfs -text\n"
+    "*.ftz filter=lfs diff=lfs merge=lfs -text\n"
+    "*.gz filter=lfs diff=lfs merge=lfs -text\n"
+    "*.h5 filter=lfs diff=lfs merge=lfs -text\n"
+    "*.joblib filter=lfs diff=lfs merge=lfs -text\n"
+    "*.lfs.* filter=lfs diff=lfs merge=lfs -text\n"
+    "*.mlmodel filter=lfs diff=lfs merge=lfs -text\n"
+    "*.model filter=lfs diff=lfs merge=lfs -text\n"
+    "*.msgpack filter=lfs diff=lfs merge=lfs -text\n"
+    "*.npy filter=lfs diff=lfs merge=lfs -text\n"
+    "*.npz filter=lfs diff=lfs merge=lfs -text\n"
+    "*.onnx filter=lfs diff=lfs merge=lfs -text\n"
+    "*.ot filter=lfs diff=lfs merge=lfs -text\n"
+    "*.parquet filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pb filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pickle filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pkl filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pt filter=lfs diff=lfs merge=lfs -text\n"
+    "*.pth filter=lfs diff=lfs merge=lfs -text\n"
+    "*.rar filter=lfs diff=lfs merge=lfs -text\n"
+    "*.safetensors filter=lfs diff=lfs merge=lfs -text\n"
+    "saved_model/**/* filter=lfs diff=lfs merge=lfs -text\n"
+    "*.tar.* filter=lfs diff=lfs merge=lfs -text\n"
+    "*.tar filter=lfs diff=lfs merge=lfs -text\n"
+    "*.tflite filter=lfs diff=lfs merge=lfs -text\n"
+    "*.tgz filter=lfs diff=lfs merge=lfs -text\n"
+    "*.wasm filter=lfs diff=lfs merge=lfs -text\n"
+    "*.xz filter=lfs diff=lfs merge=lfs -text\n"
+    "*.zip filter=lfs diff=lfs merge=lfs -text\n"
+    "*.zst filter=lfs diff=lfs merge=lfs -text\n"
+    "*tfevents* filter=lfs diff=lfs merge=lfs -text\n";
 constexpr const char* k_private_key = "kernelhub.private";
 
 tl::unexpected<HubError> git_failure(std::string_view what) {

@@ -114,6 +114,10 @@ HubExpected<void> apply_operation(git_repository* repo, git_index* index,
       }
       return {};
     }
+    case CommitOperation::Kind::add_lfs_file:
+      // The commit handler replaces these with their pointers before any write.
+      return hub_fail(500, "", fmt::format("LFS file \"{}\" reached the writer unresolved",
+                                           operation.path));
   }
   return {};
 }

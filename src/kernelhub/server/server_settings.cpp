@@ -91,6 +91,56 @@ util::Expected<std::vector<PublishedKey>> read_trusted_keys(const toml::table& p
   return published;
 }
 
+// `[storage]`: sizes are byte counts; `lfs-threshold = false` turns LFS off.
+util::Expected<StorageSettings> read_storage(const toml::table& parsed,
+                                             const std::filesystem::path& path) {
+  StorageSettings storage;
+  const toml::node* section = parsed.get("storage");
+  if (section == nullptr) {
+    return storage;
+  }
+  const auto where = [&](const toml::node& at) {
+    return fmt::format("{}:{}:{}", path.string(), at.source().begin.line, at.source().begin.column);
+  };
+  const toml::table* table = section->as_table();
+  if (table == nullptr) {
+    return util::fail(fmt::format("{}: storage must be a table", where(*section)));
+  }
+  for (const auto& [key, node] : *table) {
+    const std::string name(key.str());
+    const auto size = node.value<std::int64_t>();
+    if (name == "lfs-threshold" && node.is_boolean()) {
+      if (*node.value<bool>()) {
+        return util::fail(fmt::format("{}: storage.lfs-threshold is a size in bytes, or false to "
+                                      "store every file in git",
+                                      where(node)));
+      }
+      storage.lfs_threshold.reset();
+      continue;
+    }
+    const bool known = name == "lfs-threshold" || name == "binary-lfs-threshold" ||
+                       name == "multipart-chunk-size";
+    if (!known) {
+      return util::fail(fmt::format("{}: unknown key storage.{}; expected lfs-threshold, "
+                                    "binary-lfs-threshold or multipart-chunk-size",
+                                    where(node), name));
+    }
+    if (!node.is_integer() || !size || *size < (name == "multipart-chunk-size" ? 1 : 0)) {
+      return util::fail(fmt::format("{}: storage.{} must be a {} number of bytes", where(node),
+                                    name, name == "multipart-chunk-size" ? "positive" : "non-negative"));
+    }
+    const auto bytes = static_cast<std::uint64_t>(*size);
+    if (name == "lfs-threshold") {
+      storage.lfs_threshold = bytes;
+    } else if (name == "binary-lfs-threshold") {
+      storage.binary_lfs_threshold = bytes;
+    } else {
+      storage.multipart_chunk_size = bytes;
+    }
+  }
+  return storage;
+}
+
 }  // namespace
 
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
@@ -114,6 +164,7 @@ util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
                                   error.source().begin.column, error.description()));
   }
   config.trusted_keys = KH_TRY(read_trusted_keys(parsed, root, path));
+  config.storage = KH_TRY(read_storage(parsed, path));
   const toml::table* table = parsed["organizations"].as_table();
   if (table == nullptr) {
     return config;
@@ -136,6 +187,7 @@ util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
   ConfigFile config = KH_TRY(read_config_file(base.root));
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
+  settings.storage = config.storage;
   if (!base.token_file.empty()) {
     settings.tokens = KH_TRY(read_token_file(base.token_file));
   }

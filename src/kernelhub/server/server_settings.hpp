@@ -58,6 +58,22 @@ struct ServerLimits {
   std::size_t max_connections_per_peer = 256;
 };
 
+// `[storage]` of config.toml: which files a commit may carry inline and which must come through
+// Git LFS, as huggingface.co decides (tests/data/hub/lfs-wire-forms.md has the sources):
+//
+//   [storage]
+//   lfs-threshold = 10485760      # bytes; larger files go through LFS (false: no LFS at all)
+//   binary-lfs-threshold = 0      # bytes; larger binary files go through LFS
+//   multipart-chunk-size = 67108864
+struct StorageSettings {
+  // nullopt: every file is regular (the lenient hub this server was before LFS).
+  std::optional<std::uint64_t> lfs_threshold = std::uint64_t{10} << 20;
+  std::uint64_t binary_lfs_threshold = 0;
+  // LFS objects larger than this are uploaded in parts of this size (when the client asks
+  // for the multipart transfer, as huggingface_hub does).
+  std::uint64_t multipart_chunk_size = std::uint64_t{64} << 20;
+};
+
 struct ServerSettings {
   std::filesystem::path root;
   // Empty: no token file was given, so the server is read-only.
@@ -65,6 +81,7 @@ struct ServerSettings {
   std::set<std::string> tokens;
   std::map<std::string, OrganizationSettings> organizations;
   std::vector<PublishedKey> trusted_keys;
+  StorageSettings storage;
   // Request bodies above this get 413 before they are read.
   std::size_t max_body_bytes = std::size_t{2} << 30;
   std::size_t threads = 32;
@@ -92,6 +109,7 @@ FileStamp file_stamp(const std::filesystem::path& path);
 struct ConfigFile {
   std::map<std::string, OrganizationSettings> organizations;
   std::vector<PublishedKey> trusted_keys;
+  StorageSettings storage;
 };
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root);
 

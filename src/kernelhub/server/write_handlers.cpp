@@ -8,6 +8,7 @@
 
 #include <kernelhub/server/commit_request.hpp>
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 #include <kernelhub/server/repository_writer.hpp>
 
@@ -40,6 +41,49 @@ std::optional<std::string> string_member(const json& object, const char* key) {
 HubExpected<OpenRepository> open_for_write(Context& ctx, const RepoId& id) {
   KH_HUB_TRY(require_write_token(ctx));
   return ctx.store.open(id);
+}
+
+// The answer to a commit that carries inline what must come through LFS: huggingface.co
+// refuses a push of binary files the same way ("Your push was rejected because it contains
+// binary files", with the offending files listed; tests/data/hub/lfs-wire-forms.md).
+tl::unexpected<HubError> refuse_inline_files(const std::vector<std::string>& files) {
+  std::string list;
+  for (const auto& file : files) {
+    list += "\n  - " + file;
+  }
+  return bad_request(fmt::format(
+      "Your commit was rejected because it contains binary or large files, which this hub "
+      "stores with Git LFS: preupload marks them \"lfs\"; upload them through the LFS batch "
+      "API and commit them as lfsFile lines. Offending files:{}",
+      list));
+}
+
+// Each `lfsFile` line becomes its pointer blob, once its object is found in the repository's
+// LFS store with the size the line gives (a copy without a size takes the stored one).
+HubExpected<void> resolve_lfs_files(const Context& ctx, const RepoId& id, git_repository* git,
+                                    CommitRequest& request) {
+  LfsObjectStore store(ctx.store.directory(id));
+  for (CommitOperation& operation : request.operations) {
+    if (operation.kind != CommitOperation::Kind::add_lfs_file) {
+      continue;
+    }
+    const auto stored = store.stored_size(operation.lfs_oid);
+    if (!stored) {
+      return bad_request(fmt::format(
+          "lfsFile \"{}\": the LFS object {} was never uploaded to this repository (upload it "
+          "through the LFS batch API first)",
+          operation.path, operation.lfs_oid));
+    }
+    if (operation.size != 0 && operation.size != *stored) {
+      return bad_request(fmt::format("lfsFile \"{}\": the size {} is not the stored object's {}",
+                                     operation.path, operation.size, *stored));
+    }
+    const std::string pointer = lfs_pointer_text({operation.lfs_oid, *stored});
+    operation.kind = CommitOperation::Kind::add_file;
+    operation.blob_id = KH_HUB_TRY(store_blob(git, pointer));
+    operation.size = pointer.size();
+  }
+  return {};
 }
 
 }  // namespace
@@ -109,12 +153,23 @@ HubExpected<HttpResponse> preupload(Context& ctx, const RepoId& id, const std::s
       return bad_request("malformed preupload body: every file needs a \"path\"");
     }
     KH_HUB_TRY(check_repo_path(*path));
-    // The current oid lets the client skip files that did not change.
+    // huggingface_hub sends the size and the first 512 bytes in base64 (hub-api.md §3.3).
+    const auto size_it = file.find("size");
+    const std::uint64_t size =
+        size_it != file.end() && size_it->is_number_unsigned() ? size_it->get<std::uint64_t>() : 0;
+    const auto sample = decode_base64(string_member(file, "sample").value_or("")).value_or("");
+    const UploadVerdict verdict = upload_verdict(ctx, repo.git.get(), sha, *path, size, sample);
+    // The current oid lets the client skip files that did not change: the git sha1 of a
+    // regular file, the sha256 of an LFS one (what the client compares each with).
     auto existing = read_file(repo.git, sha, *path, Content::header);
+    json oid;
+    if (existing) {
+      oid = existing->lfs ? existing->lfs->oid : existing->oid;
+    }
     answers.push_back({{"path", *path},
-                       {"uploadMode", "regular"},
+                       {"uploadMode", verdict.lfs ? "lfs" : "regular"},
                        {"shouldIgnore", false},
-                       {"oid", existing ? json(existing->oid) : json()}});
+                       {"oid", oid}});
   }
   return json_response(200, {{"files", answers}});
 }
@@ -132,12 +187,27 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
   } else {
     KH_HUB_TRY(resolve_branch(git, revision));
   }
+  // Files the Hub would take only through LFS are not stored: they are named in the refusal.
+  // The rule reads the target's .gitattributes as they are before this commit.
+  const std::string base_commit = KH_HUB_TRY(resolve_revision(git, revision));
+  std::vector<std::string> must_use_lfs;
+  const auto admit = [&](const std::string& path, std::uint64_t size, std::string_view sample) {
+    const UploadVerdict verdict = upload_verdict(ctx, git, base_commit, path, size, sample);
+    if (verdict.lfs) {
+      must_use_lfs.push_back(fmt::format("{} ({})", path, verdict.reason));
+    }
+    return !verdict.lfs;
+  };
   // Small files are stored whole as their line is read, large ones streamed into git a block
   // at a time, and the spooled body's pages are dropped as the parser passes them.
   const CommitSinks sinks{[git](std::string_view bytes) { return store_blob(git, bytes); },
                           [git](std::uint64_t size) { return open_blob_stream(git, size); },
-                          ctx.request.release_body};
-  const CommitRequest request = KH_HUB_TRY(parse_commit_request(ctx.request.body, sinks));
+                          ctx.request.release_body, admit};
+  CommitRequest request = KH_HUB_TRY(parse_commit_request(ctx.request.body, sinks));
+  if (!must_use_lfs.empty()) {
+    return refuse_inline_files(must_use_lfs);
+  }
+  KH_HUB_TRY(resolve_lfs_files(ctx, id, git, request));
   std::lock_guard lock(ctx.store.write_mutex(id));
   if (to_pr && !create_pr) {
     return push_to_pull_request(ctx, id, repo, revision, request);

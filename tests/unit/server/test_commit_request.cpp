@@ -178,13 +178,33 @@ TEST(CommitRequest, RefusesMalformedBodies) {
   }
 }
 
-TEST(CommitRequest, LfsRefusalSaysWhatToDoInstead) {
+TEST(CommitRequest, LfsFileLinesAreParsedAndMalformedOnesNamed) {
+  const std::string oid(64, 'a');
   const auto request = parse_commit_request(
       R"({"key": "header", "value": {"summary": "s"}})"
       "\n"
-      R"({"key": "lfsFile", "value": {"path": "w.bin", "algo": "sha256", "oid": "00", "size": 1}})");
-  ASSERT_FALSE(request);
-  EXPECT_NE(request.error().message.find("regular"), std::string::npos);
+      R"({"key": "lfsFile", "value": {"path": "w.bin", "algo": "sha256", "oid": ")" + oid +
+      R"(", "size": 5}})"
+      "\n"
+      R"({"key": "lfsFile", "value": {"path": "copy.bin", "algo": "sha256", "oid": ")" + oid +
+      R"("}})");
+  ASSERT_TRUE(request) << request.error().message;
+  ASSERT_EQ(request->operations.size(), 2u);
+  EXPECT_EQ(request->operations[0].kind, CommitOperation::Kind::add_lfs_file);
+  EXPECT_EQ(request->operations[0].lfs_oid, oid);
+  EXPECT_EQ(request->operations[0].size, 5u);
+  EXPECT_EQ(request->operations[1].size, 0u);  // a copy names no size
+  for (const std::string& bad : std::vector<std::string>{
+           R"("algo": "sha256", "oid": "00", "size": 1)", R"("algo": "md5", "oid": ")" + oid + "\"",
+        R"("oid": ")" + std::string(64, 'A') + "\"", R"("oid": ")" + oid + R"(", "size": -1)"}) {
+    const auto refused = parse_commit_request(
+        R"({"key": "header", "value": {"summary": "s"}})"
+        "\n"
+        R"({"key": "lfsFile", "value": {"path": "w.bin", )" + bad + "}}");
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("commit line 2: lfsFile \"w.bin\""), std::string::npos)
+        << refused.error().message;
+  }
 }
 
 TEST(Base64, DecodesPaddingAndBinary) {

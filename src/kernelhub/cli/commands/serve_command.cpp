@@ -61,6 +61,7 @@ void run_serve(const ServeOptions& options) {
   auto config = value_or_fatal(server::read_config_file(settings.root));
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
+  settings.storage = config.storage;
   const server::ListenAddress address{options.host, options.port};
   const auto on_listening = [&](const std::string& url) {
     std::fprintf(stdout, "%s\n", url.c_str());

@@ -188,8 +188,9 @@ HubExpected<HttpResponse> tree_page(handlers::Context& ctx, const RepoId& id,
             "<td class=\"num\" data-bytes=\"{4}\">{5}</td>"
             "<td><a class=\"download\" href=\"{0}/resolve/{1}/{2}\" download>download</a></td>"
             "</tr>\n",
-            escape(view.base), escape(rev), escape(encoded), escape(name), item.size,
-            human_size(item.size));
+            escape(view.base), escape(rev), escape(encoded), escape(name),
+            item.lfs ? item.lfs->size : item.size,
+            human_size(item.lfs ? item.lfs->size : item.size) + (item.lfs ? " · LFS" : ""));
       }
     }
   }
@@ -223,6 +224,18 @@ HubExpected<HttpResponse> blob_page(handlers::Context& ctx, const RepoId& id,
   const std::string download = fmt::format("{}/resolve/{}/{}", view.base,
                                            url_part(at.revision), url_path(path));
   std::string body = repo_header(view, at.revision, Tab::files) + path_crumbs(view, at, path);
+  if (header.lfs) {
+    // The bytes are in the LFS store; the page says what the pointer says, as the Hub's does.
+    body += fmt::format(
+        "<p id=\"file-info\"><span data-bytes=\"{}\">{}</span> · stored with Git LFS · "
+        "sha256 <code id=\"lfs-oid\">{}</code> · <a id=\"download\" href=\"{}\" "
+        "download>download</a></p>\n<p class=\"muted\">This file is stored with Git LFS: its "
+        "content is not shown here.</p>\n",
+        header.lfs->size, human_size(header.lfs->size), header.lfs->oid, escape(download));
+    const std::string title = fmt::format("{} · {} at {}", id.id(), path,
+                                          revision_label(at.revision));
+    return html_response(page_html({title, repo_crumbs(view), body}));
+  }
   body += fmt::format(
       "<p id=\"file-info\"><span data-bytes=\"{}\">{}</span> · git blob <code>{}</code> · "
       "<a id=\"download\" href=\"{}\" download>download</a></p>\n",
