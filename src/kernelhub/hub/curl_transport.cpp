@@ -30,6 +30,9 @@ struct Transfer {
   bool body_too_large = false;
   bool headers_too_large = false;
   std::size_t header_bytes = 0;
+  // The file part an upload request sends, and why reading it failed.
+  std::optional<FileSliceReader> upload;
+  std::string upload_error;
 };
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -84,10 +87,35 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   return chunk.size();
 }
 
-int on_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t, curl_off_t) {
+// Fills libcurl's send buffer (CURLOPT_UPLOAD_BUFFERSIZE, 64 KiB by default) from the file:
+// the only copy of an upload's bytes in memory.
+size_t on_read(char* buffer, size_t size, size_t count, void* user) {
+  auto& transfer = *static_cast<Transfer*>(user);
+  auto got = transfer.upload->read(buffer, size * count);
+  if (!got) {
+    transfer.upload_error = got.error().message;
+    return CURL_READFUNC_ABORT;
+  }
+  return *got;
+}
+
+// libcurl rewinds an upload when it must send the request again on a new connection.
+int on_seek(void* user, curl_off_t offset, int origin) {
+  auto& transfer = *static_cast<Transfer*>(user);
+  if (origin != SEEK_SET || offset < 0 || !transfer.upload->seek(static_cast<std::uint64_t>(offset))) {
+    return CURL_SEEKFUNC_CANTSEEK;
+  }
+  return CURL_SEEKFUNC_OK;
+}
+
+int on_progress(void* user, curl_off_t total, curl_off_t now, curl_off_t up_total, curl_off_t up_now) {
   auto& transfer = *static_cast<Transfer*>(user);
   if (transfer.request->progress) {
-    transfer.request->progress(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(total));
+    if (transfer.upload) {
+      transfer.request->progress(static_cast<std::uint64_t>(up_now), static_cast<std::uint64_t>(up_total));
+    } else {
+      transfer.request->progress(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(total));
+    }
   }
   return 0;
 }
@@ -132,7 +160,21 @@ public:
     } else if (request.method != "GET") {
       curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
-    if (request.method == "POST" || request.method == "PUT" || !request.body.empty()) {
+    if (request.upload) {
+      auto reader = FileSliceReader::open(*request.upload);
+      if (!reader) {
+        return tl::unexpected(TransportError{reader.error().message, false});
+      }
+      transfer.upload.emplace(std::move(*reader));
+      // CURLOPT_UPLOAD sends Content-Length from INFILESIZE (no chunked encoding, which
+      // presigned S3 part URLs refuse) and pulls the body through on_read.
+      curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+      curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(request.upload->length));
+      curl_easy_setopt(h, CURLOPT_READFUNCTION, &on_read);
+      curl_easy_setopt(h, CURLOPT_READDATA, &transfer);
+      curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, &on_seek);
+      curl_easy_setopt(h, CURLOPT_SEEKDATA, &transfer);
+    } else if (request.method == "POST" || request.method == "PUT" || !request.body.empty()) {
       curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
       curl_easy_setopt(h, CURLOPT_POSTFIELDS, request.body.data());
     }
@@ -150,6 +192,9 @@ public:
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     if (code != CURLE_OK) {
       // Any failure may leave the connection in a bad state: drop the handle.
+      if (!transfer.upload_error.empty()) {
+        return tl::unexpected(TransportError{transfer.upload_error, false});
+      }
       if (transfer.sink_failed) {
         return tl::unexpected(TransportError{"cannot write the downloaded bytes", false});
       }

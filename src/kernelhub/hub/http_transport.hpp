@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <kernelhub/hub/file_slice.hpp>
 #include <kernelhub/util/expected.hpp>
 
 // The HTTP seam: HubClient speaks to a Transport, which is libcurl in production
@@ -36,7 +37,8 @@ using BodySink = std::function<bool(std::string_view chunk)>;
 // Called once before the first body byte of a 2xx response that has a sink; returning false
 // aborts the transfer. Lets a download decide between appending (206) and restarting (200).
 using ResponseStart = std::function<bool(long status, const HttpHeaders& headers)>;
-// Called with (bytes received so far in this request, total expected or 0 when unknown).
+// Called with (bytes received so far in this request, total expected or 0 when unknown); for a
+// request with an `upload` body, the bytes sent so far and the slice's length.
 using TransferProgress = std::function<void(std::uint64_t received, std::uint64_t total)>;
 
 // A body kept in memory (an API answer, an error page) is cut off past this size: the largest
@@ -51,6 +53,9 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // When set, the body is this part of a file, read while it is sent (with Content-Length),
+  // instead of `body`. Each perform reads it afresh, so a retried request sends it again.
+  std::optional<FileSlice> upload;
   // When set, a 2xx body goes here instead of into HttpResponse::body (large downloads).
   BodySink sink;
   ResponseStart on_start;

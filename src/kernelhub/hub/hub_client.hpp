@@ -21,6 +21,8 @@
 // file names, locks and renames, and calls file_metadata + download.
 namespace kernelhub::hub {
 
+struct LfsUploadPlan;  // lfs_batch.hpp
+
 // `GET /api/{T}/{repo}[/revision/{rev}]`.
 struct RepoInfo {
   std::string id;
@@ -104,14 +106,31 @@ struct PreuploadAnswer {
   std::optional<std::string> oid;  // the remote oid when the server knows the file
 };
 
+// A file whose bytes go through the Git LFS batch API (preupload said `lfs`).
+struct LfsFile {
+  std::string path_in_repo;  // named in messages
+  std::filesystem::path source;
+  std::string sha256;        // of the file's bytes, lowercase hex: the LFS oid
+  std::uint64_t size = 0;
+};
+
+struct LfsUploadSummary {
+  std::size_t uploaded = 0;         // objects sent
+  std::size_t already_present = 0;  // objects the server had (no upload action)
+  std::uint64_t bytes_sent = 0;
+};
+
 // One operation of `POST /api/{T}/{repo}/commit/{rev}`.
 struct CommitOperation {
-  enum class Kind { add_file, delete_file, delete_folder };
+  enum class Kind { add_file, add_lfs_file, delete_file, delete_folder };
   Kind kind = Kind::add_file;
   std::string path_in_repo;
   // For add_file: the bytes come from `source` when set, else from `content`.
   std::optional<std::filesystem::path> source;
   std::string content;
+  // For add_lfs_file: the object uploaded with upload_lfs_files.
+  std::string lfs_sha256{};
+  std::uint64_t lfs_size = 0;
 };
 
 struct CommitResult {
@@ -125,6 +144,9 @@ struct ClientOptions {
   std::size_t parallel_downloads = 8;
   // Show a progress bar on stderr when it is a terminal (never otherwise).
   bool progress_bar = true;
+  // LFS objects uploaded at once (huggingface_hub's num_threads default); parts of one object
+  // go one after the other, as lfs.py sends them.
+  std::size_t parallel_uploads = 5;
   // Waits between retries; replaced by the tests so no test sleeps.
   std::function<void(std::chrono::milliseconds)> sleep;
 };
@@ -176,6 +198,14 @@ public:
   HubResult<std::vector<PreuploadAnswer>> preupload(const RepoRef& repo, std::string_view revision,
                                                     const std::vector<PreuploadFile>& files,
                                                     CreatePr create_pr = CreatePr::no) const;
+  // Sends the files' bytes through the Git LFS batch API, as huggingface_hub does without Xet
+  // (lfs.py): batches of at most 256 objects asking for the basic and multipart transfers, a
+  // PUT of the file or of each part, read from disk a piece at a time, each PUT retried as
+  // RetryPolicy says, then the multipart completion and the verify call when the server asks
+  // for them. Objects the server already has are not sent. Commit them afterwards with
+  // add_lfs_file operations.
+  HubResult<LfsUploadSummary> upload_lfs_files(const RepoRef& repo, std::string_view revision,
+                                               const std::vector<LfsFile>& files) const;
   // One NDJSON commit with every operation (files base64-encoded). `parent_commit` makes the
   // server refuse (412) when the branch moved.
   HubResult<CommitResult> commit(const RepoRef& repo, std::string_view revision,
@@ -188,6 +218,10 @@ private:
   HubResult<HttpResponse> send(HttpRequest request, bool retry) const;
   HubResult<HttpResponse> send_json(std::string method, std::string url, std::string body) const;
   std::vector<std::pair<std::string, std::string>> base_headers(bool with_token) const;
+  // One object's PUT(s), completion and verify; `sent` gets the bytes as they go. Returns the
+  // bytes sent.
+  HubResult<std::uint64_t> send_lfs_object(const LfsFile& file, const LfsUploadPlan& plan,
+                                           const std::function<void(std::uint64_t)>& sent) const;
 
   Endpoint m_endpoint;
   ClientOptions m_options;

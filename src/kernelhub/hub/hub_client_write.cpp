@@ -172,6 +172,16 @@ HubResult<CommitResult> HubClient::commit(const RepoRef& repo, std::string_view 
                     .dump();
         break;
       }
+      case CommitOperation::Kind::add_lfs_file:
+        // _commit_api.py's _prepare_commit_payload, field for field and in its order.
+        body += nlohmann::ordered_json{{"key", "lfsFile"},
+                                       {"value",
+                                        {{"path", path},
+                                         {"algo", "sha256"},
+                                         {"oid", operation.lfs_sha256},
+                                         {"size", operation.lfs_size}}}}
+                    .dump();
+        break;
       case CommitOperation::Kind::delete_file:
         body += json{{"key", "deletedFile"}, {"value", {{"path", path}}}}.dump();
         break;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/hub/content_hash.hpp>
+#include <kernelhub/hub/progress_bar.hpp>
 
 namespace kernelhub::hub {
 
@@ -72,8 +73,9 @@ struct BranchPlan {
   std::vector<CommitOperation> operations;
 };
 
-// Drops additions whose bytes the remote already has, and asks the server about the rest
-// (shouldIgnore, and LFS mode, which we do not speak yet).
+// Drops additions whose bytes the remote already has, asks the server about the rest
+// (shouldIgnore, and the upload mode), and sends the files it marks `lfs` through the Git LFS
+// batch API before their commit, as huggingface_hub's create_commit does.
 HubResult<std::vector<CommitOperation>> additions(const HubClient& client,
                                                   const KernelUploadRequest& request,
                                                   std::string_view branch,
@@ -116,19 +118,37 @@ HubResult<std::vector<CommitOperation>> additions(const HubClient& client,
   for (const auto& answer : answers) {
     answer_of[answer.path] = &answer;
   }
-  for (const auto* file : changed) {
+  std::vector<LfsFile> lfs_files;
+  for (std::size_t i = 0; i < changed.size(); ++i) {
+    const auto* file = changed[i];
     const auto it = answer_of.find(file->path_in_repo);
     if (it != answer_of.end() && it->second->should_ignore) {
       continue;
     }
-    if (it != answer_of.end() && it->second->lfs) {
-      return hub_fail(ErrorKind::invalid_response,
-                      fmt::format("the Hub asks for \"{}\" to be uploaded with git-LFS, which "
-                                  "kernel-builder upload does not support yet",
-                                  file->path_in_repo));
+    // An empty file is always committed as a regular one (huggingface_hub forces it).
+    if (it != answer_of.end() && it->second->lfs && preupload[i].size > 0) {
+      auto sha256 = sha256_of_file(file->source);
+      if (!sha256) {
+        return hub_fail(ErrorKind::io, sha256.error().message);
+      }
+      lfs_files.push_back(LfsFile{file->path_in_repo, file->source, *sha256, preupload[i].size});
+      CommitOperation operation{CommitOperation::Kind::add_lfs_file, file->path_in_repo, std::nullopt, {}};
+      operation.lfs_sha256 = std::move(*sha256);
+      operation.lfs_size = preupload[i].size;
+      operations.push_back(std::move(operation));
+      continue;
     }
     operations.push_back(CommitOperation{CommitOperation::Kind::add_file, file->path_in_repo,
                                          file->source, {}});
+  }
+  if (!lfs_files.empty()) {
+    std::uint64_t bytes = 0;
+    for (const auto& file : lfs_files) {
+      bytes += file.size;
+    }
+    log_line(request, fmt::format("Uploading {} file(s) to `{}` with Git LFS ({})", lfs_files.size(),
+                                  branch, ProgressBar::format_bytes(bytes)));
+    KH_HUB_TRY(client.upload_lfs_files(request.repo, branch, lfs_files));
   }
   return operations;
 }

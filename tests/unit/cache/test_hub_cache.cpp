@@ -154,5 +154,80 @@ TEST(HubCache, ResumesAPartialBlobWithARange) {
   EXPECT_EQ(hub->ranges, std::vector<std::string>{"bytes=400-"});
 }
 
+
+// An LFS file as huggingface.co serves it: the blob is named by the sha256 (the tree's
+// `lfs.oid`, X-Linked-Etag), as huggingface_hub names it, so either client finds the other's
+// blob; the bytes come from the CDN the resolve URL redirects to, without the token.
+TEST(HubCache, LfsFilesAreBlobsNamedBySha256FetchedFromTheCdnWithoutTheToken) {
+  auto hub = std::make_shared<FakeHub>();
+  const std::string library(300000, '\x7f');
+  hub->files = {{"build/torch-cpu/relu/_relu.so", library}, {"build/torch-cpu/relu/__init__.py", "x = 1\n"}};
+  hub->lfs = {"build/torch-cpu/relu/_relu.so"};
+  hub::Endpoint endpoint;
+  endpoint.url = FakeHub::k_base;
+  endpoint.token = "hf_secret";
+  hub::ClientOptions options;
+  options.progress_bar = false;
+  options.sleep = [](std::chrono::milliseconds) {};
+  const hub::HubClient client(endpoint, options, hub);
+  const HubCache cache("hub", client);
+  const auto result = cache.snapshot_download(kernel_ref(), "main", PatternFilter());
+  ASSERT_TRUE(result) << result.error().message;
+  const auto repo = cache.repo(kernel_ref());
+  const auto sha256 = hub::sha256_hex(library);
+  EXPECT_TRUE(fs::is_regular_file(repo.blob_path(sha256)));
+  EXPECT_EQ(fs::read_symlink(result->path / "build/torch-cpu/relu/_relu.so").filename(), sha256);
+  EXPECT_EQ(*util::read_file(result->path / "build/torch-cpu/relu/_relu.so"), library);
+  EXPECT_EQ(hub->cdn_authorization, std::vector<std::string>{""});
+  const auto tree = read_tree_cache(repo.tree_file(hub->commit));
+  ASSERT_TRUE(tree.has_value());
+  EXPECT_EQ(tree->at("build/torch-cpu/relu/_relu.so").blob_name(), sha256);
+
+  // hf_hub_download's path (HEAD, then GET of the Location) names the same blob.
+  const HubCache other("hub2", client);
+  const auto file = other.file_download(kernel_ref(), "main", "build/torch-cpu/relu/_relu.so");
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_TRUE(fs::is_regular_file(other.repo(kernel_ref()).blob_path(sha256)));
+  EXPECT_EQ(hub->cdn_authorization, (std::vector<std::string>{"", ""}));
+}
+
+TEST(HubCache, APartialLfsBlobResumesFromTheCdn) {
+  auto hub = std::make_shared<FakeHub>();
+  const std::string library(5000, 'L');
+  hub->files = {{"w.so", library}};
+  hub->lfs = {"w.so"};
+  const auto client = fake_client(hub);
+  const HubCache cache("hub", client);
+  const auto repo = cache.repo(kernel_ref());
+  const auto sha256 = hub::sha256_hex(library);
+  fs::create_directories(repo.folder() / "blobs");
+  ASSERT_TRUE(util::write_file_atomic(repo.partial_blob_path(sha256), std::string(1200, 'L')));
+  const auto result = cache.snapshot_download(kernel_ref(), "main", PatternFilter());
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(*util::read_file(result->path / "w.so"), library);
+  EXPECT_FALSE(fs::exists(repo.partial_blob_path(sha256)));
+  // The resolve URL and then the CDN each got the Range.
+  EXPECT_EQ(hub->ranges, (std::vector<std::string>{"bytes=1200-"}));
+  EXPECT_EQ(hub->count("GET", "/blobs/" + sha256), 1u);
+}
+
+TEST(HubCache, AnLfsBlobWhoseBytesDoNotHashToItsNameIsNotStored) {
+  auto hub = std::make_shared<FakeHub>();
+  hub->files = {{"w.so", std::string(100, 'a')}};
+  hub->lfs = {"w.so"};
+  const auto client = fake_client(hub);
+  const HubCache cache("hub", client);
+  const auto repo = cache.repo(kernel_ref());
+  const auto sha256 = hub::sha256_hex(hub->files["w.so"]);
+  // A partial file of wrong bytes: the resumed download ends with the right size but the
+  // wrong content, which must not be renamed into the blob.
+  fs::create_directories(repo.folder() / "blobs");
+  ASSERT_TRUE(util::write_file_atomic(repo.partial_blob_path(sha256), std::string(40, 'b')));
+  const auto result = cache.snapshot_download(kernel_ref(), "main", PatternFilter());
+  ASSERT_FALSE(result);
+  EXPECT_FALSE(fs::exists(repo.blob_path(sha256)));
+  EXPECT_FALSE(fs::exists(repo.partial_blob_path(sha256)));
+}
+
 }  // namespace
 }  // namespace kernelhub::cache

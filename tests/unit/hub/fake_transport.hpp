@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -43,6 +44,14 @@ public:
   tl::expected<HttpResponse, TransportError> perform(const HttpRequest& request) override {
     std::lock_guard lock(m_mutex);
     m_requests.push_back(request);
+    if (request.upload) {
+      // Sends the file part as libcurl does: read a send buffer's worth at a time.
+      auto sent = read_upload(*request.upload, request.progress);
+      if (!sent) {
+        return tl::unexpected(TransportError{sent.error().message, false});
+      }
+      m_uploads.push_back(std::move(*sent));
+    }
     if (m_replies.empty()) {
       return tl::unexpected(TransportError{"no scripted reply for " + request.url, false});
     }
@@ -83,6 +92,11 @@ public:
   }
 
   const std::vector<HttpRequest>& requests() const { return m_requests; }
+  // The bytes of each request with an `upload` body, in request order.
+  const std::vector<std::string>& uploads() const { return m_uploads; }
+  // The largest single read of an upload body.
+  std::size_t largest_upload_read() const { return m_largest_read; }
+  static constexpr std::size_t k_send_buffer = 64 * 1024;  // libcurl's default upload buffer
   std::size_t pending() const { return m_replies.size(); }
   // Body bytes the sinks accepted, over every request.
   std::size_t sunk_bytes() const { return m_sunk_bytes; }
@@ -110,10 +124,29 @@ public:
   }
 
 private:
+  util::Expected<std::string> read_upload(const FileSlice& slice, const TransferProgress& progress) {
+    auto reader = KH_TRY(FileSliceReader::open(slice));
+    std::string sent;
+    std::string buffer(k_send_buffer, '\0');
+    for (;;) {
+      const auto got = KH_TRY(reader.read(buffer.data(), buffer.size()));
+      if (got == 0) {
+        return sent;
+      }
+      m_largest_read = std::max(m_largest_read, got);
+      sent.append(buffer.data(), got);
+      if (progress) {
+        progress(sent.size(), slice.length);
+      }
+    }
+  }
+
   std::mutex m_mutex;
   std::deque<FakeReply> m_replies;
   std::vector<HttpRequest> m_requests;
   std::size_t m_sunk_bytes = 0;
+  std::vector<std::string> m_uploads;
+  std::size_t m_largest_read = 0;
 };
 
 }  // namespace kernelhub::hub::testing

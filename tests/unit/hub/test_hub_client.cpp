@@ -344,6 +344,85 @@ TEST(HubClient, CommitSendsNdjson) {
   EXPECT_EQ(lines[4]["value"]["path"], "build/stale/");
 }
 
+// The lfsFile line of _commit_api.py's _prepare_commit_payload, fields in its order.
+TEST(HubClient, CommitSendsLfsFileLines) {
+  Fixture f;
+  f.transport->push(200, {}, R"({"commitOid":")" + k_sha + R"(","commitUrl":"u"})");
+  const std::string oid(64, 'e');
+  CommitOperation lfs{CommitOperation::Kind::add_lfs_file, "build/torch-cpu/_relu.so", std::nullopt, {}};
+  lfs.lfs_sha256 = oid;
+  lfs.lfs_size = 12582912;
+  auto result = f.client().commit(kernel_repo(), "v1", {lfs}, "msg");
+  ASSERT_TRUE(result) << result.error().message;
+  const auto& body = f.transport->requests()[0].body;
+  const auto line = body.substr(body.find('\n') + 1);
+  EXPECT_EQ(line, R"({"key":"lfsFile","value":{"path":"build/torch-cpu/_relu.so","algo":"sha256","oid":")" + oid +
+                      R"(","size":12582912}})" "\n");
+}
+
+FileMetadata lfs_metadata(const std::string& content, std::string location) {
+  return FileMetadata{k_sha, sha256_hex(content), content.size(), std::move(location)};
+}
+
+// An LFS file as the Hub serves it: the resolve URL answers 302 to a CDN, whose bytes are
+// checked against the sha256 of X-Linked-Etag; an interrupted download resumes there with Range
+// and without the token.
+TEST(HubClient, LfsDownloadFollowsTheCdnRedirectResumesAndChecksTheSha256) {
+  Fixture f;
+  const std::string content = "0123456789abcdef";
+  std::ofstream("w.part", std::ios::binary) << "0123";
+  f.transport->push(302, {{"Location", "http://cdn:9000/blob/w?sig=1"}});
+  f.transport->push(FakeTransport::broken(206, {{"Content-Range", "bytes 4-15/16"}}, "4567"));
+  f.transport->push(206, {{"Content-Range", "bytes 8-15/16"}}, "89abcdef");
+  DownloadTask task{kernel_repo(), k_sha, "w.bin", "w.part",
+                    lfs_metadata(content, "http://hub:8080/kernels/org/relu/resolve/x/w.bin")};
+  auto result = f.client().download(task);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(read("w.part"), content);
+  const auto& requests = f.transport->requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(FakeTransport::header(requests[0], "Range"), "bytes=4-");
+  for (std::size_t i = 1; i < requests.size(); ++i) {
+    EXPECT_EQ(requests[i].url, "http://cdn:9000/blob/w?sig=1");
+    EXPECT_EQ(FakeTransport::header(requests[i], "Authorization"), "");
+  }
+  EXPECT_EQ(FakeTransport::header(requests[1], "Range"), "bytes=4-");
+  EXPECT_EQ(FakeTransport::header(requests[2], "Range"), "bytes=8-");
+}
+
+TEST(HubClient, LfsDownloadRefusesBytesThatDoNotHashToTheSha256) {
+  Fixture f;
+  const std::string content = "0123456789";
+  f.transport->push(302, {{"Location", "http://cdn:9000/blob/w"}});
+  f.transport->push(200, {}, "0123456780");
+  DownloadTask task{kernel_repo(), k_sha, "w.bin", "w.part",
+                    lfs_metadata(content, "http://hub:8080/kernels/org/relu/resolve/x/w.bin")};
+  auto result = f.client().download(task);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::checksum);
+  EXPECT_NE(result.error().message.find(sha256_hex(content)), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("w.part"));
+}
+
+// The HEAD of an LFS file (hub-api.md §2.4): the blob's name and size come from X-Linked-Etag
+// and X-Linked-Size, the bytes from the absolute Location, which is not followed by the HEAD.
+TEST(HubClient, MetadataOfAnLfsFileNamesTheSha256AndTheCdnLocation) {
+  Fixture f;
+  const std::string sha256(64, 'd');
+  f.transport->push(302, {{"Location", "https://cdn.example/blob?sig=2"},
+                          {"X-Linked-Etag", "\"" + sha256 + "\""},
+                          {"X-Linked-Size", "12582912"},
+                          {"ETag", "W/\"pointer\""},
+                          {"X-Repo-Commit", k_sha},
+                          {"Content-Length", "0"}});
+  auto metadata = f.client().file_metadata(kernel_repo(), "main", "build/x.so");
+  ASSERT_TRUE(metadata) << metadata.error().message;
+  EXPECT_EQ(metadata->etag, sha256);
+  EXPECT_EQ(metadata->size, 12582912u);
+  EXPECT_EQ(metadata->location, "https://cdn.example/blob?sig=2");
+  EXPECT_EQ(f.transport->requests().size(), 1u);
+}
+
 TEST(HubClient, CommitRefusesDangerousPaths) {
   Fixture f;
   for (const char* path : {"../x", "a/.git/config", ".cache/huggingface/x", "a/./b"}) {

@@ -2,6 +2,7 @@
 #include <kernelhub/hub/kernel_upload.hpp>
 
 #include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,94 @@ TEST(KernelUpload, FlowCreatesBranchAndCommitsBothBranches) {
   EXPECT_NE(v1_commit.body.find(R"({"key":"deletedFile","value":{"path":"build/legacy/x.py"}})"),
             std::string::npos);
   EXPECT_NE(v1_commit.body.find(R"("parentCommit":")" + main_sha), std::string::npos);
+}
+
+
+// Files the Hub marks `lfs` (binaries, files over 10 MB) go through the LFS batch API before
+// the commit, which names them with lfsFile lines; an empty file stays regular whatever the
+// server says, as huggingface_hub forces it.
+TEST(KernelUpload, LfsFilesGoThroughTheBatchApiThenCommitAsLfsFileLines) {
+  const std::string library = std::string("\x7f" "ELF", 4) + std::string(5000, '\0');
+  write("build/torch-cpu/metadata.json", "{}");
+  write("build/torch-cpu/relu/_relu.so", library);
+  write("build/torch-cpu/relu/empty.so", "");
+  const std::string head(40, 'a');
+  auto transport = std::make_shared<testing::FakeTransport>();
+  transport->push(200, {}, R"({"url":"http://hub/kernels/org/k"})");
+  transport->push(200, {}, R"({"branches":[{"name":"main","targetCommit":")" + head +
+                               R"("},{"name":"v1","targetCommit":")" + head + R"("}],"tags":[]})");
+  transport->push(200, {}, "[]");
+  transport->push(200, {}, R"({"files":[
+      {"path":"build/torch-cpu/metadata.json","uploadMode":"regular","shouldIgnore":false},
+      {"path":"build/torch-cpu/relu/_relu.so","uploadMode":"lfs","shouldIgnore":false},
+      {"path":"build/torch-cpu/relu/empty.so","uploadMode":"lfs","shouldIgnore":false}]})");
+  const auto sha256 = sha256_hex(library);
+  transport->push(200, {}, nlohmann::json{{"objects", {{{"oid", sha256}, {"size", library.size()},
+                                                        {"actions", {{"upload", {{"href", "http://cdn/put"}}}}}}}}}
+                               .dump());
+  transport->push(200);  // the PUT
+  transport->push(200, {}, R"({"commitOid":")" + std::string(40, 'c') + R"(","commitUrl":"u"})");
+  Endpoint endpoint;
+  endpoint.url = "http://hub";
+  ClientOptions options;
+  options.progress_bar = false;
+  options.sleep = [](std::chrono::milliseconds) {};
+  HubClient client(endpoint, options, transport);
+  KernelUploadRequest request(RepoRef{*RepoId::parse("org/k"), RepoType::kernel}, "v1",
+                              {{"torch-cpu", "build/torch-cpu"}});
+  std::vector<std::string> log;
+  request.log = [&log](const std::string& line) { log.push_back(line); };
+  auto outcome = upload_kernel(client, request);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_EQ(transport->pending(), 0u);
+  const auto& requests = transport->requests();
+  ASSERT_EQ(requests.size(), 7u);
+  const auto batch = nlohmann::json::parse(requests[4].body);
+  EXPECT_EQ(requests[4].url, "http://hub/kernels/org/k.git/info/lfs/objects/batch");
+  EXPECT_EQ(batch["objects"], nlohmann::json::array({{{"oid", sha256}, {"size", library.size()}}}));
+  EXPECT_EQ(batch["ref"]["name"], "v1");
+  EXPECT_EQ(transport->uploads(), std::vector<std::string>{library});
+  std::vector<nlohmann::json> lines;
+  std::istringstream body(requests[6].body);
+  for (std::string line; std::getline(body, line);) {
+    lines.push_back(nlohmann::json::parse(line));
+  }
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1]["key"], "file");
+  EXPECT_EQ(lines[1]["value"]["path"], "build/torch-cpu/metadata.json");
+  EXPECT_EQ(lines[2], nlohmann::json({{"key", "lfsFile"},
+                                      {"value", {{"path", "build/torch-cpu/relu/_relu.so"}, {"algo", "sha256"},
+                                                 {"oid", sha256}, {"size", library.size()}}}}));
+  EXPECT_EQ(lines[3]["key"], "file");
+  EXPECT_EQ(lines[3]["value"]["path"], "build/torch-cpu/relu/empty.so");
+  EXPECT_EQ(lines[3]["value"]["content"], "");
+  EXPECT_EQ(log.back(), "Uploading 1 file(s) to `v1` with Git LFS (4.9 KiB)");
+}
+
+// A binary the Hub already holds under its sha256 is not sent again, but still committed.
+TEST(KernelUpload, AnLfsObjectTheHubHasIsCommittedWithoutUpload) {
+  const std::string library(3000, '\1');
+  write("build/torch-cpu/_relu.so", library);
+  const std::string head(40, 'a');
+  auto transport = std::make_shared<testing::FakeTransport>();
+  transport->push(200, {}, R"({"url":"http://hub/kernels/org/k"})");
+  transport->push(200, {}, R"({"branches":[{"name":"v1","targetCommit":")" + head + R"("}],"tags":[]})");
+  transport->push(200, {}, "[]");
+  transport->push(200, {}, R"({"files":[{"path":"build/torch-cpu/_relu.so","uploadMode":"lfs","shouldIgnore":false}]})");
+  const auto sha256 = sha256_hex(library);
+  transport->push(200, {}, nlohmann::json{{"objects", {{{"oid", sha256}, {"size", library.size()}}}}}.dump());
+  transport->push(200, {}, R"({"commitOid":")" + std::string(40, 'c') + R"(","commitUrl":"u"})");
+  Endpoint endpoint;
+  endpoint.url = "http://hub";
+  ClientOptions options;
+  options.progress_bar = false;
+  HubClient client(endpoint, options, transport);
+  KernelUploadRequest request(RepoRef{*RepoId::parse("org/k"), RepoType::kernel}, "v1",
+                              {{"torch-cpu", "build/torch-cpu"}});
+  auto outcome = upload_kernel(client, request);
+  ASSERT_TRUE(outcome) << outcome.error().message;
+  EXPECT_TRUE(transport->uploads().empty());
+  EXPECT_NE(transport->requests().back().body.find(R"("key":"lfsFile")"), std::string::npos);
 }
 
 }  // namespace
