@@ -50,9 +50,10 @@ const Headers& lfs_content_headers() {
 
 // `base` with `extra` added; a name in both keeps `extra`'s value.
 Headers merged(Headers base, const Headers& extra) {
-  for (const auto& [name, value] : extra) {
+  for (const auto& header : extra) {
+    const std::string& name = header.first;
     std::erase_if(base, [&name](const auto& entry) { return strcasecmp(entry.first.c_str(), name.c_str()) == 0; });
-    base.emplace_back(name, value);
+    base.push_back(header);
   }
   return base;
 }
