@@ -18,8 +18,8 @@ resolve HEAD/GET. Each repository under the `hostile` organisation misbehaves in
   hostile/token       resolve GET answers 302 to a second server (another origin)
   hostile/plain       the same loadable kernel, well behaved (for the blob-check test)
   hostile/longpaths   tree pages of 1,000 entries with 30,000-byte paths, each page linking to
-                      a new one, `wide_pages` pages in all
-  hostile/wide        the same with 4,000-byte paths (under any path limit): a listing that
+                      a new one, 10 pages in all (a client without limits grows by GBs)
+  hostile/wide        40 such pages of 4,000-byte paths (under any path limit): a listing that
                       only a byte budget stops
 
 What each request received and how much each answer sent are kept in `stats` for the tests.
@@ -37,8 +37,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 ORG = "hostile"
 COMMIT = "1234567890abcdef1234567890abcdef12345678"
 CHUNK = 1 << 20
-# hostile/longpaths and hostile/wide: the length of every path on their tree pages.
+# hostile/longpaths and hostile/wide: the length of every path on their tree pages, and how
+# many pages they have.
 WIDE_PATHS = {"longpaths": 30000, "wide": 4000}
+WIDE_PAGES = {"longpaths": 10, "wide": 40}
 WIDE_ENTRIES = 1000  # a page, as the Hub pages trees
 
 VARIANT_FILES = {
@@ -81,12 +83,10 @@ class _Server(ThreadingHTTPServer):
 
 
 class HostileHub:
-    def __init__(self, workdir: Path, stream_limit: int = 256 << 20, loop_limit: int = 50,
-                 wide_pages: int = 40):
+    def __init__(self, workdir: Path, stream_limit: int = 256 << 20, loop_limit: int = 50):
         self.stats = Stats()
         self.stream_limit = stream_limit
         self.loop_limit = loop_limit
-        self.wide_pages = wide_pages
         self.secret = workdir / "secret.txt"
         self.secret.write_text("the local secret that must never be read\n")
         self._threads: list[threading.Thread] = []
@@ -287,7 +287,7 @@ class HostileHub:
 
             def _wide_page(self, name: str, head: bool) -> None:
                 """Page `cursor` of WIDE_PATHS[name]-byte paths (outside build/, so nothing
-                would be downloaded), linking to the next until `wide_pages`."""
+                would be downloaded), linking to the next until WIDE_PAGES[name]."""
                 query = parse_qs(urlsplit(self.path).query)
                 page = int(query.get("cursor", ["0"])[0])
                 with hub.stats.lock:
@@ -299,7 +299,7 @@ class HostileHub:
                     entries.append({"type": "file", "path": prefix + "p" * (length - len(prefix)),
                                     "size": 6, "oid": git_blob_sha1(b"x = 1\n")})
                 headers = {}
-                if page + 1 < hub.wide_pages:
+                if page + 1 < WIDE_PAGES[name]:
                     next_url = (f"{hub.url}/api/kernels/{ORG}/{name}/tree/{COMMIT}"
                                 f"?recursive=true&cursor={page + 1}")
                     headers["Link"] = f'<{next_url}>; rel="next"'
