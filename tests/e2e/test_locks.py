@@ -368,6 +368,11 @@ def test_download_project_checks_publisher_trust(hub, kernelhub_bin, tmp_path):
     assert cached.returncode == 0, cached.stderr
     assert (f"Skipping publisher trust check for '{SHADY}/odd' because Hugging Face Hub is in "
             "offline mode.") in cached.stderr
+    # One repository's download checks no publisher, so consent there is a mistake, said so.
+    single = run_env([kernelhub_bin, "download", f"{SHADY}/odd", "--version", "1",
+                      "--trust-remote-code"], env)
+    assert single.returncode == 1
+    assert "--trust-remote-code and --trust-repo apply to a project's locked kernels" in single.stderr
 
 
 # The Python package: a locked kernel loads from the cache alone. These run last in this file:
