@@ -17,6 +17,10 @@ resolve HEAD/GET. Each repository under the `hostile` organisation misbehaves in
   hostile/oddname     a loadable kernel plus `notes\\readme.txt` outside every variant
   hostile/token       resolve GET answers 302 to a second server (another origin)
   hostile/plain       the same loadable kernel, well behaved (for the blob-check test)
+  hostile/longpaths   tree pages of 1,000 entries with 30,000-byte paths, each page linking to
+                      a new one, 10 pages in all (a client without limits grows by GBs)
+  hostile/wide        40 such pages of 4,000-byte paths (under any path limit): a listing that
+                      only a byte budget stops
 
 What each request received and how much each answer sent are kept in `stats` for the tests.
 """
@@ -28,11 +32,16 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 ORG = "hostile"
 COMMIT = "1234567890abcdef1234567890abcdef12345678"
 CHUNK = 1 << 20
+# hostile/longpaths and hostile/wide: the length of every path on their tree pages, and how
+# many pages they have.
+WIDE_PATHS = {"longpaths": 30000, "wide": 4000}
+WIDE_PAGES = {"longpaths": 10, "wide": 40}
+WIDE_ENTRIES = 1000  # a page, as the Hub pages trees
 
 VARIANT_FILES = {
     "build/torch-cpu/metadata.json": json.dumps(
@@ -55,6 +64,7 @@ class Stats:
         self.requests: list[tuple[str, str, str | None]] = []  # method, path, Authorization
         self.sent: dict[str, int] = {}  # repo name -> body bytes sent by streaming answers
         self.loop_pages = 0
+        self.tree_pages: dict[str, int] = {}  # repo name -> tree pages served
         self.sink_connections = 0
         self.sink_bytes = 0
 
@@ -264,6 +274,9 @@ class HostileHub:
                             return
                         self._json([], {"Link": f'<{hub.url}{self.path}>; rel="next"'}, head)
                         return
+                    if name in WIDE_PATHS:
+                        self._wide_page(name, head)
+                        return
                     entries = []
                     for file_path, data in sorted(hub.files_of(name).items()):
                         entries.append({"type": "file", "path": file_path, "size": len(data),
@@ -271,6 +284,26 @@ class HostileHub:
                     self._json(entries, head=head)
                     return
                 self._missing(head)
+
+            def _wide_page(self, name: str, head: bool) -> None:
+                """Page `cursor` of WIDE_PATHS[name]-byte paths (outside build/, so nothing
+                would be downloaded), linking to the next until WIDE_PAGES[name]."""
+                query = parse_qs(urlsplit(self.path).query)
+                page = int(query.get("cursor", ["0"])[0])
+                with hub.stats.lock:
+                    hub.stats.tree_pages[name] = hub.stats.tree_pages.get(name, 0) + 1
+                length = WIDE_PATHS[name]
+                entries = []
+                for i in range(WIDE_ENTRIES):
+                    prefix = f"notes/{page:05d}-{i:04d}-"
+                    entries.append({"type": "file", "path": prefix + "p" * (length - len(prefix)),
+                                    "size": 6, "oid": git_blob_sha1(b"x = 1\n")})
+                headers = {}
+                if page + 1 < WIDE_PAGES[name]:
+                    next_url = (f"{hub.url}/api/kernels/{ORG}/{name}/tree/{COMMIT}"
+                                f"?recursive=true&cursor={page + 1}")
+                    headers["Link"] = f'<{next_url}>; rel="next"'
+                self._json(entries, headers, head)
 
             def _resolve(self, name: str, file_path: str, head: bool) -> None:
                 data = hub.files_of(name).get(file_path)

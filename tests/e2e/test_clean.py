@@ -102,3 +102,30 @@ def test_clean_removes_a_project_create_project_wrote_into_build(kernel_builder,
     assert not project.exists()
     assert (kernel / "build" / "mine" / "CACHEDIR.TAG").exists()  # not kernel-builder's tag
     assert (elsewhere / "setup.py").exists() and not (elsewhere / "CACHEDIR.TAG").exists()
+
+
+def test_a_signature_beside_metadata_json_is_listed_as_kept(kernel_builder, tmp_path):
+    """Issue 20 item 7: `kernel-builder sign` writes metadata.json.sigstore, which the digest (and
+    so the build's record) leaves out; clean kept it without listing it anywhere. A .pyc outside
+    __pycache__ is left out of the digest too."""
+    kernel = noarch_kernel(tmp_path)
+    build(kernel_builder, kernel, "--skip-checks")
+    key = tmp_path / "team.pem"
+    run([kernel_builder, "keygen", "--output", key], check=True)
+    run([kernel_builder, "sign", kernel, "--key", key], check=True)
+    signature = kernel / "build" / "torch-cpu" / "metadata.json.sigstore"
+    assert signature.exists()
+    stray = kernel / "build" / "torch-cpu" / "old.pyc"
+    stray.write_bytes(b"\x00")
+
+    preview = clean(kernel_builder, kernel, "--dry-run")
+    kept = {entry["path"]: entry["reason"] for entry in preview["kept"]}
+    assert kept.get(str(signature)) == ("a signature of metadata.json (kernel-builder sign or CI), "
+                                        "which clean never removes"), preview
+    assert kept.get(str(stray)) == "not written by kernel-builder", preview
+    assert str(signature) not in preview["removed"]
+    # Every file left under build/ after the clean is one the report lists as kept.
+    done = clean(kernel_builder, kernel)
+    left = {str(p) for p in (kernel / "build").rglob("*") if p.is_file()}
+    assert left == {entry["path"] for entry in done["kept"]}
+    assert signature.exists() and stray.exists()

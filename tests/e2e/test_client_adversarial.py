@@ -10,11 +10,16 @@
      variant downloads and loads
  11  a cached file rewritten in place at the same size, its mtime put back, is refused offline
      and fetched again online, never imported
+ 20.5  tree pages of 30,000-byte paths end the listing at the first path, and a listing of
+     paths under that limit ends at its byte budget: the client's peak memory (VmHWM) stays
+     near a normal download's instead of growing by 33 MB a page
 
 Every server answer is bounded (hostile_hub.py) and every client run has a timeout, so a
 regression fails on a figure or a timeout instead of filling the disk or hanging."""
 import os
+import re
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -22,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from conftest import VENV_BIN
-from hostile_hub import HostileHub
+from hostile_hub import WIDE_PAGES, HostileHub
 
 TOKEN = "hf_hostile_test_token"
 TIMEOUT = 120
@@ -147,6 +152,69 @@ def test_an_unsafe_name_outside_the_variants_is_skipped(kernelhub_bin, hostile, 
     snapshot = Path(result.stdout.strip().splitlines()[-1])
     assert (snapshot / "build/torch-cpu/ops.py").read_text().startswith("def triple")
     assert not list(snapshot.rglob("*readme*"))
+
+
+# Runs a program and reports its peak resident memory: wait4's ru_maxrss (KiB on Linux) is the
+# child's VmHWM when it exited, measured for this one process only.
+PEAK_RSS = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(f"peak-rss-kib {usage.ru_maxrss}", file=sys.stderr)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def download_peak(kernelhub_bin, hub: HostileHub, repo: str, cache: Path):
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", PEAK_RSS, str(kernelhub_bin), "download", f"hostile/{repo}",
+             "--revision", "main", "--all-variants"],
+            env=client_env(hub, cache), capture_output=True, text=True, stdin=subprocess.DEVNULL,
+            timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`kernelhub download hostile/{repo}` did not finish in {TIMEOUT} s")
+    peak = re.search(r"peak-rss-kib (\d+)", result.stderr)
+    assert peak, result.stderr
+    return result, int(peak.group(1)) << 10
+
+
+# What a refused listing may add to the peak of a normal download: one 30 MB page being
+# received (its buffer grows by doubling) and the 64 MiB the entries may hold. Without the
+# limits, the 10 pages of 30,000-byte paths took a download from 18 MiB to 1605 MiB, the 40
+# pages of 4,000-byte paths to 879 MiB (issue 20 item 5).
+MAX_LISTING_GROWTH = 128 << 20
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux")
+def test_a_listing_of_long_paths_is_refused_at_the_first_path(kernelhub_bin, hostile, tmp_path):
+    normal, baseline = download_peak(kernelhub_bin, hostile, "plain", tmp_path / "plain")
+    assert normal.returncode == 0, normal.stderr
+    result, peak = download_peak(kernelhub_bin, hostile, "longpaths", tmp_path / "cache")
+    print(f"VmHWM: normal download {baseline >> 20} MiB, 30,000-byte paths {peak >> 20} MiB")
+    assert result.returncode != 0
+    assert "entry 1 has a path of 30000 bytes, over the limit of 4096" in result.stderr, result.stderr
+    with hostile.stats.lock:
+        pages = hostile.stats.tree_pages.get("longpaths", 0)
+    assert pages == 1, f"the client asked for {pages} pages after the first long path"
+    assert peak - baseline < MAX_LISTING_GROWTH, f"{peak >> 20} MiB against {baseline >> 20} MiB"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux")
+def test_a_listing_past_its_byte_budget_is_refused(kernelhub_bin, hostile, tmp_path):
+    normal, baseline = download_peak(kernelhub_bin, hostile, "plain", tmp_path / "plain")
+    assert normal.returncode == 0, normal.stderr
+    result, peak = download_peak(kernelhub_bin, hostile, "wide", tmp_path / "cache")
+    print(f"VmHWM: normal download {baseline >> 20} MiB, 4,000-byte paths {peak >> 20} MiB")
+    assert result.returncode != 0
+    assert "the listing is over the limit of 64 MiB after" in result.stderr, result.stderr
+    with hostile.stats.lock:
+        pages = hostile.stats.tree_pages.get("wide", 0)
+    # 1,000 entries of ~4.2 KB a page: the budget is spent in the 16th page.
+    assert pages < WIDE_PAGES["wide"], "the client read every page"
+    assert peak - baseline < MAX_LISTING_GROWTH, f"{peak >> 20} MiB against {baseline >> 20} MiB"
 
 
 PYTHON = VENV_BIN / "python"

@@ -4,7 +4,11 @@
 gamma too): the files must be byte-identical. Then `kernelhub download PROJECT` fetches the
 locked variants and checks them against the lock, and fails, naming the kernel, the variant and
 both hashes, once a cached blob is overwritten; the reference `kernels download` reads the lock
-we wrote. Finally the Python package loads a locked kernel with the server stopped.
+we wrote. Publisher trust (issue 27): both lock tools, run on the same projects, refuse a
+kernel whose organization is not a trusted kernel publisher (kernel-depends included) with the
+same message, exit status and no file; `kernelhub download PROJECT` refuses it too, and both
+of ours take --trust-repo/--trust-remote-code as consent. Finally the Python package loads a
+locked kernel with the server stopped.
 
 The kernels are tiny fake variants (a metadata.json and a Python file), so nothing is built.
 """
@@ -18,9 +22,10 @@ from pathlib import Path
 import pytest
 
 from conftest import VENV_BIN, HubServer, run
-from hub_cache_support import OTHER_VARIANT, VARIANT, publish
+from hub_cache_support import OTHER_VARIANT, VARIANT, cache_files, publish
 
 ORG = "locks-org"
+SHADY = "locks-shady"  # an organization the hub's config.toml says is not a trusted publisher
 KERNELS_CLI = VENV_BIN / "kernels"
 PYTHON = VENV_BIN / "python"
 
@@ -50,11 +55,13 @@ def make_fake_kernel(folder: Path, name: str, depends=()) -> Path:
 @pytest.fixture(scope="module")
 def hub(kernelhub_bin, tmp_path_factory):
     """A server with a trusted org (the reference's lock checks publisher trust) and three
-    kernels, each with a v1 branch; alpha also gets a v2 so v1 is not simply the newest."""
+    kernels, each with a v1 branch; alpha also gets a v2 so v1 is not simply the newest. An
+    untrusted org holds `odd`, which the trusted org's `needsodd` depends on."""
     base = tmp_path_factory.mktemp("locks")
     root = base / "root"
     root.mkdir()
-    (root / "config.toml").write_text(f"[organizations.{ORG}]\ntrustedKernelPublisher = true\n")
+    (root / "config.toml").write_text(f"[organizations.{ORG}]\ntrustedKernelPublisher = true\n\n"
+                                      f"[organizations.{SHADY}]\ntrustedKernelPublisher = false\n")
     token = "kh-locks-token"
     (base / "tokens").write_text(token + "\n")
     process = subprocess.Popen(
@@ -67,9 +74,10 @@ def hub(kernelhub_bin, tmp_path_factory):
         pytest.fail(f"kernelhub serve did not start: {process.stderr.read()}")
     server = HubServer(url, token, root, process)
     server.commits = {}
-    for name, depends in (("gamma", ()), ("beta", ()), ("alpha", (f"{ORG}/gamma",))):
+    for org, name, depends in ((ORG, "gamma", ()), (ORG, "beta", ()), (ORG, "alpha", (f"{ORG}/gamma",)),
+                               (SHADY, "odd", ()), (ORG, "needsodd", (f"{SHADY}/odd",))):
         folder = make_fake_kernel(base / f"src-{name}", name, depends)
-        server.commits[name] = publish(url, token, f"{ORG}/{name}", folder)
+        server.commits[name] = publish(url, token, f"{org}/{name}", folder)
     server.base = base
     yield server
     if process.poll() is None:
@@ -132,7 +140,7 @@ def test_lock_is_byte_identical_to_the_reference(locked, hub):
     # gamma is locked because alpha's metadata depends on it.
     assert [e["dependency"]["repo-id"] for e in entries] == [f"{ORG}/alpha", f"{ORG}/beta", f"{ORG}/gamma"]
     assert {e["repo_id"]: e["commit"] for e in report["entries"]} == {
-        f"{ORG}/{name}": commit for name, commit in hub.commits.items()}
+        f"{ORG}/{name}": hub.commits[name] for name in ("alpha", "beta", "gamma")}
 
 
 def test_lock_without_dependency_table_names_the_file(kernelhub_bin, hub, tmp_path):
@@ -254,6 +262,117 @@ def test_reference_download_reads_our_lock(locked, hub, kernelhub_bin, tmp_path)
     assert ours.returncode == 0, ours.stderr
     progress = lambda text: [l for l in text.splitlines() if l.startswith("Downloading kernel:")]
     assert progress(ours.stderr) == progress(ref.stderr)
+
+
+# Publisher trust (issue 27). The reference checks each kernel's publisher in lock_kernel_tree
+# before fetching anything of it, with trust_remote_code=False and no way to consent.
+
+def trust_project(folder: Path, *repos: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    dependencies = "".join(f'"{repo}" = 1\n' for repo in repos)
+    (folder / "pyproject.toml").write_text(
+        '[project]\nname = "trust-app"\nversion = "0.1.0"\n\n[build-system]\n'
+        f'requires = ["kernels"]\n\n[tool.kernels.dependencies]\n{dependencies}')
+    return folder
+
+
+def not_trusted(repo: str) -> str:
+    return (f"Kernel repository '{repo}' is not from a trusted publisher. Set trust_remote_code=True "
+            "or add the repository ID to the trust_remote_code allowlist to allow loading kernels "
+            "from untrusted sources.")
+
+
+def cached_repos(cache: Path) -> set:
+    return {p.name for p in cache.glob("kernels--*")} if cache.exists() else set()
+
+
+# name -> (the project's kernels, what the refusal says: None when both lock it)
+TRUST_CASES = {
+    "trusted-publisher": ([f"{ORG}/beta"], None),
+    "untrusted-publisher": ([f"{SHADY}/odd"], not_trusted(f"{SHADY}/odd")),
+    "untrusted-kernel-depends": ([f"{ORG}/needsodd"], not_trusted(f"{SHADY}/odd")),
+    "unknown-publisher": ([f"{ORG}/beta", "locks-nobody/ghost"],
+                          "Kernel repository 'locks-nobody/ghost' could not verify publisher trust status."),
+}
+
+
+@pytest.mark.skipif(not KERNELS_CLI.exists(), reason="needs the reference kernels CLI in .venv")
+@pytest.mark.parametrize("case", sorted(TRUST_CASES))
+def test_lock_checks_publisher_trust_as_the_reference(case, hub, kernelhub_bin, tmp_path):
+    repos, refusal = TRUST_CASES[case]
+    ref_dir = trust_project(tmp_path / "ref", *repos)
+    ours_dir = trust_project(tmp_path / "ours", *repos)
+    ref = run_env([KERNELS_CLI, "lock", ref_dir], env_for(hub, tmp_path / "cache-ref"))
+    ours = run_env([kernelhub_bin, "lock", ours_dir], env_for(hub, tmp_path / "cache-ours"))
+    assert (ours.returncode, ref.returncode) == ((0, 0) if refusal is None else (1, 1)), (
+        ours.stderr, ref.stderr)
+    if refusal is None:
+        assert (ours_dir / "kernels.lock").read_bytes() == (ref_dir / "kernels.lock").read_bytes()
+        return
+    # The reference's CLI ends with the ValueError's traceback; ours says the same text.
+    last = ref.stderr.strip().splitlines()[-1]
+    assert last.startswith("ValueError: ") and refusal in last, ref.stderr
+    assert f"kernelhub: error: {last[len('ValueError: '):]}" in ours.stderr, ours.stderr
+    assert "--trust-repo" in ours.stderr
+    assert not (ref_dir / "kernels.lock").exists() and not (ours_dir / "kernels.lock").exists()
+    # Refused before anything of the untrusted kernel was fetched.
+    assert "kernels--locks-shady--odd" not in cached_repos(tmp_path / "cache-ours")
+
+
+def test_lock_takes_consent_for_an_untrusted_publisher(hub, kernelhub_bin, tmp_path):
+    proj = trust_project(tmp_path / "proj", f"{ORG}/needsodd")
+    env = env_for(hub, tmp_path / "cache")
+    other = run_env([kernelhub_bin, "lock", proj, "--trust-repo", f"{SHADY}/other"], env)
+    assert other.returncode == 1 and not_trusted(f"{SHADY}/odd") in other.stderr
+    allowed = run_env([kernelhub_bin, "lock", proj, "--trust-repo", f"{SHADY}/odd", "--json"], env)
+    assert allowed.returncode == 0, allowed.stderr
+    assert {e["repo_id"]: e["commit"] for e in json.loads(allowed.stdout)["entries"]} == {
+        f"{ORG}/needsodd": hub.commits["needsodd"], f"{SHADY}/odd": hub.commits["odd"]}
+    allowlisted = (proj / "kernels.lock").read_bytes()
+    everyone = run_env([kernelhub_bin, "lock", proj, "--trust-remote-code"], env)
+    assert everyone.returncode == 0, everyone.stderr
+    assert (proj / "kernels.lock").read_bytes() == allowlisted
+
+    # Offline no overview can be read: as the reference's lock (which makes requests even
+    # offline, and fails), refused, even for the trusted org, without consent.
+    (proj / "kernels.lock").unlink()
+    offline = dict(env, HF_HUB_OFFLINE="1", HF_ENDPOINT="http://127.0.0.1:9")
+    refused = run_env([kernelhub_bin, "lock", proj], offline)
+    assert refused.returncode == 1
+    assert f"Kernel repository '{ORG}/needsodd' could not verify publisher trust status." in refused.stderr
+    assert not (proj / "kernels.lock").exists()
+
+
+def test_download_project_checks_publisher_trust(hub, kernelhub_bin, tmp_path):
+    proj = trust_project(tmp_path / "proj", f"{ORG}/needsodd")
+    cache = tmp_path / "cache"
+    env = env_for(hub, cache)
+    locked = run_env([kernelhub_bin, "lock", proj, "--trust-repo", f"{SHADY}/odd"], env)
+    assert locked.returncode == 0, locked.stderr
+    odd = lambda: {k: v for k, v in cache_files(cache).items() if "locks-shady" in k}  # noqa: E731
+    before = odd()  # what locking fetched: odd's metadata.json files
+
+    refused = run_env([kernelhub_bin, "download", proj, "--json"], env)
+    assert refused.returncode == 1
+    errors = {k["repo_id"]: k["error"] for k in json.loads(refused.stdout)["kernels"]}
+    assert errors[f"{ORG}/needsodd"] is None
+    assert errors[f"{SHADY}/odd"].startswith(not_trusted(f"{SHADY}/odd")), errors
+    assert f"error: {not_trusted(f'{SHADY}/odd')}" in refused.stderr, refused.stderr
+    assert odd() == before, "the refused kernel was downloaded"
+
+    allowed = run_env([kernelhub_bin, "download", proj, "--trust-repo", f"{SHADY}/odd"], env)
+    assert allowed.returncode == 0, allowed.stderr
+    # Offline, as get_kernel: the check is skipped with its warning and the cache answers.
+    offline = dict(env, HF_HUB_OFFLINE="1", HF_ENDPOINT="http://127.0.0.1:9")
+    cached = run_env([kernelhub_bin, "download", proj], offline)
+    assert cached.returncode == 0, cached.stderr
+    assert (f"Skipping publisher trust check for '{SHADY}/odd' because Hugging Face Hub is in "
+            "offline mode.") in cached.stderr
+    # One repository's download checks no publisher, so consent there is a mistake, said so.
+    single = run_env([kernelhub_bin, "download", f"{SHADY}/odd", "--version", "1",
+                      "--trust-remote-code"], env)
+    assert single.returncode == 1
+    assert "--trust-remote-code and --trust-repo apply to a project's locked kernels" in single.stderr
 
 
 # The Python package: a locked kernel loads from the cache alone. These run last in this file:

@@ -2,7 +2,9 @@
 """`kernelhub verify-signature` against the reference (issue 14): sigstore 4.5.1 and kernels 0.17.2.
 
 Differential, case by case: every sigstore-conformance bundle (tests/data/sigstore-conformance,
-real bundles, artifacts and trusted roots) and tampered copies made here at test time (one
+real bundles, artifacts and trusted roots), our own cases in its layout
+(tests/data/sigstore-kernelhub: keys whose window starts after the time they vouch for) and
+tampered copies made here at test time (one
 byte of the artifact, of the certificate, of the log entry, of the checkpoint, of the signed
 entry timestamp, of the TSA timestamp; a wrong identity; schema violations) is put in a variant
 folder as metadata.json + metadata.json.sigstore. Our result kind must equal
@@ -40,6 +42,8 @@ sigstore_verify = pytest.importorskip("sigstore.verify")
 kernels_verify = pytest.importorskip("kernels.verify")
 
 CONFORMANCE = REPO_ROOT / "tests" / "data" / "sigstore-conformance" / "bundle-verify"
+# Ours, in the same layout: trusted roots the conformance suite has no case for (README there).
+OWN_CASES = REPO_ROOT / "tests" / "data" / "sigstore-kernelhub" / "bundle-verify"
 PRODUCTION_ROOT = REPO_ROOT / "data" / "sigstore" / "trusted_root.json"
 BEACON = ("https://github.com/sigstore-conformance/extremely-dangerous-public-oidc-beacon/"
           ".github/workflows/extremely-dangerous-oidc-beacon.yml@refs/heads/main")
@@ -58,7 +62,9 @@ class Case:
 
 def _conformance_cases():
     cases = []
-    for folder in sorted(p for p in CONFORMANCE.iterdir() if p.is_dir()):
+    folders = sorted(p for p in CONFORMANCE.iterdir() if p.is_dir())
+    folders += sorted(p for p in OWN_CASES.iterdir() if p.is_dir())
+    for folder in folders:
         artifact = folder / "artifact" if (folder / "artifact").exists() else CONFORMANCE / "a.txt"
         root = folder / "trusted_root.json"
         identity = BEACON

@@ -43,14 +43,27 @@ void plan_variant(const fs::path& build_dir, const std::string& name, const Buil
   } else if (meta) {
     plan.kept.push_back({dir / "metadata.json", "changed since kernel-builder built it"});
   }
-  // hash_variant skips bytecode caches; they are Python's, made by importing the variant.
+  // hash_variant skips bytecode caches; they are Python's, made by importing the variant. It
+  // also skips the signature beside metadata.json and bytecode outside __pycache__: neither is
+  // the build's, so each is kept, and listed, as every file clean leaves in a variant is.
   std::error_code error;
   for (auto it = fs::recursive_directory_iterator(dir, error);
        !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
-    if (it->is_directory() && it->path().filename() == "__pycache__") {
-      plan.folders.push_back(it->path());
-      it.disable_recursion_pending();
+    if (it->is_directory(error)) {
+      if (it->path().filename() == "__pycache__") {
+        plan.folders.push_back(it->path());
+        it.disable_recursion_pending();
+      }
+      continue;
     }
+    const auto relative = it->path().lexically_relative(dir).generic_string();
+    if (relative == "metadata.json" || current->files.contains(relative)) {
+      continue;  // placed above
+    }
+    plan.kept.push_back({it->path(), relative == "metadata.json.sigstore"
+                                         ? "a signature of metadata.json (kernel-builder sign or "
+                                           "CI), which clean never removes"
+                                         : "not written by kernel-builder"});
   }
 }
 

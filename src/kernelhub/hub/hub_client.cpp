@@ -9,6 +9,7 @@
 #include <kernelhub/hub/client_support.hpp>
 #include <kernelhub/hub/error_mapping.hpp>
 #include <kernelhub/hub/hub_url.hpp>
+#include <kernelhub/hub/tree_page.hpp>
 
 namespace kernelhub::hub {
 
@@ -61,28 +62,6 @@ std::vector<GitRef> parse_refs(const nlohmann::json& list) {
                           detail::string_field(item, "targetCommit")});
   }
   return refs;
-}
-
-std::uint64_t uint_field(const nlohmann::json& value, std::string_view key) {
-  const auto it = value.find(key);
-  return it != value.end() && it->is_number_unsigned() ? it->get<std::uint64_t>() : 0;
-}
-
-HubResult<TreeEntry> parse_tree_entry(const nlohmann::json& item) {
-  if (!item.is_object() || !item.contains("path") || !item.contains("oid")) {
-    return hub_fail(ErrorKind::invalid_response, "tree entry without `path` or `oid`");
-  }
-  TreeEntry entry;
-  entry.kind = detail::string_field(item, "type") == "file" ? TreeEntry::Kind::file
-                                                           : TreeEntry::Kind::directory;
-  entry.path = detail::string_field(item, "path");
-  entry.oid = detail::string_field(item, "oid");
-  entry.size = uint_field(item, "size");
-  if (const auto lfs = item.find("lfs"); lfs != item.end() && lfs->is_object()) {
-    entry.lfs = LfsInfo{detail::string_field(*lfs, "oid"), uint_field(*lfs, "size"),
-                        uint_field(*lfs, "pointerSize")};
-  }
-  return entry;
 }
 
 }  // namespace
@@ -243,13 +222,14 @@ HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
                                                        Recursive recursive) const {
   const auto what = fmt::format("file list of {} at \"{}\"", repo.id.str(), revision);
   const auto endpoint_origin = url_origin(m_endpoint.url);
-  std::vector<TreeEntry> entries;
+  TreeEntries listing;
   std::optional<std::string> url = tree_url(m_endpoint.url, repo, revision, path, recursive);
   // A server whose Link pages loop, or never end, must not keep us here for ever nor grow the
-  // listing without bound: a page URL seen before is an error, and so are more pages or
-  // entries than any real repository has (the Hub sends 1,000 entries a page).
+  // listing without bound: a page URL seen before is an error, and so are more pages than
+  // any real repository has (the Hub sends 1,000 entries a page); the entries' count, bytes
+  // and path lengths are bounded while each page is parsed (tree_page.hpp).
   constexpr std::size_t k_max_pages = 10000;
-  constexpr std::size_t k_max_entries = 1000000;
+  const TreeListingLimits limits;
   std::set<std::string> seen;
   while (url) {
     if (!seen.insert(*url).second) {
@@ -266,16 +246,8 @@ HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
     request.url = request_url;
     request.headers = base_headers(url_origin(*url) == endpoint_origin);
     auto response = KH_HUB_TRY(detail::require_success(KH_HUB_TRY(send(std::move(request), true)), what));
-    const auto json = KH_HUB_TRY(detail::json_body(response, what));
-    if (!json.is_array()) {
-      return hub_fail(ErrorKind::invalid_response, fmt::format("{}: not a JSON array", what));
-    }
-    for (const auto& item : json) {
-      entries.push_back(KH_HUB_TRY(parse_tree_entry(item)));
-    }
-    if (entries.size() > k_max_entries) {
-      return hub_fail(ErrorKind::invalid_response,
-                      fmt::format("{}: the server listed more than {} entries", what, k_max_entries));
+    if (auto read = read_tree_page(response.body, what, limits, listing); !read) {
+      return tl::unexpected(std::move(read).error());
     }
     url.reset();
     if (const auto link = response.headers.get("Link")) {
@@ -285,7 +257,7 @@ HubResult<std::vector<TreeEntry>> HubClient::list_tree(const RepoRef& repo,
       }
     }
   }
-  return entries;
+  return std::move(listing.entries);
 }
 
 HubResult<FileMetadata> HubClient::file_metadata(const RepoRef& repo, std::string_view revision,

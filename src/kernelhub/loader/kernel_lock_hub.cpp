@@ -10,6 +10,7 @@
 
 #include <kernelhub/cache/kernel_download.hpp>
 #include <kernelhub/hub/content_hash.hpp>
+#include <kernelhub/loader/publisher_trust.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/util/toml_depth.hpp>
@@ -39,7 +40,8 @@ std::string describe(const types::KernelDependency& d) {
 // kernels its variants depend on.
 class LockWalk {
  public:
-  LockWalk(const cache::HubCache& cache, LockFormat format) : m_cache(cache), m_format(format) {}
+  LockWalk(const cache::HubCache& cache, LockFormat format, const RemoteCodeTrust& trust)
+      : m_cache(cache), m_format(format), m_trust(trust) {}
 
   util::Expected<void> lock(const types::KernelDependency& dependency) {
     const auto key = key_of(dependency);
@@ -64,6 +66,14 @@ class LockWalk {
 
  private:
   util::Expected<KernelLockEntry> lock_one(const types::KernelDependency& dependency) {
+    // Before anything is fetched, as the reference's lock_kernel_tree: its publisher, unless
+    // the caller consented. Offline the overview cannot be read, so the lock is refused as the
+    // reference refuses it ("could not verify"), never waved through from the cache.
+    if (!m_trust.covers(dependency.repo_id)) {
+      if (auto trusted = check_publisher_trust(m_cache.client(), dependency.repo_id); !trusted) {
+        return util::fail(std::move(trusted).error().message);
+      }
+    }
     auto repo = hub::RepoId::parse(dependency.repo_id);
     if (!repo) {
       return util::fail(fmt::format("cannot lock \"{}\": {}", dependency.repo_id, repo.error().message));
@@ -101,6 +111,7 @@ class LockWalk {
 
   const cache::HubCache& m_cache;
   LockFormat m_format;
+  const RemoteCodeTrust& m_trust;
   std::vector<DependencyKey> m_path;
   std::set<DependencyKey> m_done;
   KernelLockFile m_lock;
@@ -171,11 +182,11 @@ util::Expected<std::vector<types::KernelDependency>> read_project_dependencies(c
 
 util::Expected<KernelLockFile> lock_dependencies(const cache::HubCache& cache,
                                                  const std::vector<types::KernelDependency>& dependencies,
-                                                 LockFormat format) {
+                                                 LockFormat format, const RemoteCodeTrust& trust) {
   if (dependencies.empty()) {
     return util::fail("no kernels found to lock");
   }
-  LockWalk walk(cache, format);
+  LockWalk walk(cache, format, trust);
   for (const auto& dependency : dependencies) {
     if (auto locked = walk.lock(dependency); !locked) {
       return tl::unexpected(std::move(locked).error());
@@ -185,9 +196,10 @@ util::Expected<KernelLockFile> lock_dependencies(const cache::HubCache& cache,
 }
 
 util::Expected<ProjectLock> lock_project(const cache::HubCache& cache, const fs::path& project_dir,
-                                         LockFormat format) {
+                                         LockFormat format, const RemoteCodeTrust& trust) {
   const auto dependencies = KH_TRY(read_project_dependencies(project_dir));
-  ProjectLock result{project_dir / "kernels.lock", KH_TRY(lock_dependencies(cache, dependencies, format))};
+  ProjectLock result{project_dir / "kernels.lock",
+                     KH_TRY(lock_dependencies(cache, dependencies, format, trust))};
   if (auto written = util::write_file_atomic(result.file, render_kernel_lock(result.lock)); !written) {
     return tl::unexpected(std::move(written).error());
   }

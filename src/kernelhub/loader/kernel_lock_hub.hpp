@@ -8,6 +8,7 @@
 
 #include <kernelhub/cache/hub_cache.hpp>
 #include <kernelhub/loader/kernel_lock.hpp>
+#include <kernelhub/loader/publisher_trust.hpp>
 #include <kernelhub/types/kernel_dependency.hpp>
 #include <kernelhub/util/expected.hpp>
 
@@ -27,12 +28,16 @@ util::Expected<std::vector<types::KernelDependency>> read_project_dependencies(
 // ("cyclic kernel dependency detected: org/x"). For LockFormat::legacy, every build/torch*
 // variant also gets its git_lfs_concat hash from the commit's tree listing.
 //
-// Differences from the reference, on purpose: no publisher-trust check (locking downloads
-// only metadata.json, it runs no kernel code), and a revision that is not a full commit sha
-// is resolved instead of failing to parse as an object id.
+// Each kernel's publisher is checked before anything of it is fetched, as the reference's
+// `kernels lock` and `get_kernel` check it (publisher_trust.hpp: the same ValueError texts),
+// unless `trust` covers it; offline no overview can be read, so a kernel `trust` does not
+// cover cannot be locked ("could not verify publisher trust status"), as with the reference.
+//
+// Difference from the reference, on purpose: a revision that is not a full commit sha is
+// resolved instead of failing to parse as an object id.
 util::Expected<KernelLockFile> lock_dependencies(const cache::HubCache& cache,
                                                  const std::vector<types::KernelDependency>& dependencies,
-                                                 LockFormat format);
+                                                 LockFormat format, const RemoteCodeTrust& trust = {});
 
 struct ProjectLock {
   std::filesystem::path file;  // <project_dir>/kernels.lock, written atomically
@@ -40,7 +45,7 @@ struct ProjectLock {
 };
 
 util::Expected<ProjectLock> lock_project(const cache::HubCache& cache, const std::filesystem::path& project_dir,
-                                         LockFormat format);
+                                         LockFormat format, const RemoteCodeTrust& trust = {});
 
 // The outcome of checking one downloaded variant against its lock.
 struct VariantVerification {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/loader/publisher_trust.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace kernelhub::loader {
@@ -12,6 +14,10 @@ constexpr std::string_view k_trust_hint =
     "to allow loading kernels from untrusted sources.";
 
 }  // namespace
+
+bool RemoteCodeTrust::covers(std::string_view repo_id) const {
+  return all || std::ranges::find(repo_ids, repo_id) != repo_ids.end();
+}
 
 LoadResult<void> check_publisher_trust(const hub::HubClient& client, std::string_view repo_id) {
   // The publisher is everything before the first '/', as the reference splits it.

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/hub_kernel.hpp>
@@ -11,6 +12,16 @@
 // only an organization whose overview says `trustedKernelPublisher` passes. The texts are the
 // reference's, so Python raises the same ValueError.
 namespace kernelhub::loader {
+
+// The consent `trust_remote_code` gives: `False` (every publisher is checked), `True` (none is)
+// or an allowlist of repository ids that skip the check (the others are still checked).
+struct RemoteCodeTrust {
+  bool all = false;
+  std::vector<std::string> repo_ids;
+
+  // Whether `repo_id` may skip the publisher check.
+  bool covers(std::string_view repo_id) const;
+};
 
 // ValueError "... is not from a trusted publisher ..." when the overview says no, "... could
 // not verify publisher trust status ..." when it cannot be read (user namespaces, network).

@@ -67,7 +67,11 @@ util::Expected<std::vector<std::int64_t>> verified_times(const Bundle& bundle,
   return times;
 }
 
-util::Expected<void> verify_log_entry(const Bundle& bundle, const TrustedRoot& root) {
+// `times` are the verified times: the log's key must have been valid at the time it vouches
+// for, the integrated time its signed entry timestamp promises, or, for an entry without one
+// (Rekor v2), every time the TSAs vouch for, the only times such an entry has.
+util::Expected<void> verify_log_entry(const Bundle& bundle, const TrustedRoot& root,
+                                      const std::vector<std::int64_t>& times) {
   const TransparencyLogEntry& entry = bundle.entry;
   // Only the log the bundle names, and only if the trusted root knows it: a bundle from another
   // Sigstore instance fails here.
@@ -82,6 +86,12 @@ util::Expected<void> verify_log_entry(const Bundle& bundle, const TrustedRoot& r
     KH_CHECK(verify_signed_entry_timestamp(entry, *log));
     if (!log->valid_for.contains(*entry.integrated_time)) {
       return util::fail("the log's key was not valid at the entry's integrated time");
+    }
+    return {};
+  }
+  for (const std::int64_t time : times) {
+    if (!log->valid_for.contains(time)) {
+      return util::fail("the log's key was not valid at the signed timestamp's time");
     }
   }
   return {};
@@ -102,7 +112,7 @@ util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bu
   }
   KH_CHECK(check_code_signing_profile(bundle.leaf.get()));
   KH_CHECK(check_any_policy(bundle.leaf.get(), policies));
-  if (auto logged = verify_log_entry(bundle, root); !logged) {
+  if (auto logged = verify_log_entry(bundle, root, times); !logged) {
     return util::fail("invalid log entry: " + logged.error().message);
   }
   for (const std::int64_t time : times) {

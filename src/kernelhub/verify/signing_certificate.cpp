@@ -268,6 +268,13 @@ util::Expected<void> verify_embedded_sct(const std::vector<Certificate>& chain,
   if (log == nullptr || !log->key) {
     return util::fail(fmt::format("no trusted CT log with id \"{}\"", hex_lower(log_id)));
   }
+  // The key vouches for the SCT's time (milliseconds): its window must contain it, as every
+  // key's must contain the time it vouches for (bundle_verifier.hpp). sigstore 4.5.1 only drops
+  // a CT key whose window starts after now, and keeps expired ones.
+  if (!log->valid_for.contains(static_cast<std::int64_t>(timestamp / 1000))) {
+    return util::fail(fmt::format("the CT log's key (id \"{}\") was not valid at the SCT's time",
+                                  hex_lower(log_id)));
+  }
   if (!verify_signature(log->key.get(), signed_data, signature)) {
     return util::fail("SCT signature is invalid");
   }

@@ -23,8 +23,9 @@ util::Expected<std::vector<Certificate>> verify_chain_at(const Certificate& leaf
                                                          const TrustedRoot& root,
                                                          std::int64_t time);
 
-// The one embedded precertificate SCT (RFC 6962 §3.2) must be signed by a trusted CT log over
-// the leaf's TBSCertificate without the SCT extension and its issuer's key hash.
+// The one embedded precertificate SCT (RFC 6962 §3.2) must be signed by a trusted CT log, whose
+// key's validFor contains the SCT's timestamp, over the leaf's TBSCertificate without the SCT
+// extension and its issuer's key hash.
 util::Expected<void> verify_embedded_sct(const std::vector<Certificate>& chain,
                                          const TrustedRoot& root);
 

@@ -31,6 +31,7 @@ class FakeHub : public hub::Transport {
   std::string commit = "0123456789abcdef0123456789abcdef01234567";
   std::map<std::string, std::string> files;     // path -> content
   std::map<std::string, std::string> branches;  // name -> commit
+  std::map<std::string, bool> organizations;    // name -> trustedKernelPublisher; others 404
   bool unreachable = false;                     // every request fails as a refused connection
   std::vector<std::string> ranges;              // Range headers received, in order
   std::set<std::string> lfs;                    // paths stored as LFS objects
@@ -69,6 +70,13 @@ class FakeHub : public hub::Transport {
     const std::string path = request.url.substr(std::string(k_base).size());
     const std::string api = "/api/kernels/" + repo_id;
     const std::string resolve = "/kernels/" + repo_id + "/resolve/";
+    const std::string orgs = "/api/organizations/";
+    if (path.rfind(orgs, 0) == 0 && path.ends_with("/overview")) {
+      const auto name = path.substr(orgs.size(), path.size() - orgs.size() - 9);
+      if (const auto found = organizations.find(name); found != organizations.end()) {
+        return json_response({{"name", name}, {"trustedKernelPublisher", found->second}});
+      }
+    }
     if (path == api + "/revision/main") {
       return json_response({{"id", repo_id}, {"sha", commit}});
     }

@@ -108,6 +108,28 @@ TEST(HubClientHostile, TreeStopsAfterTenThousandPages) {
   EXPECT_EQ(f.transport->requests().size(), 10000u);
 }
 
+TEST(HubClientHostile, TreeRefusesAPathLongerThanPathMaxAndAsksForNoMorePages) {
+  // Issue 20 item 5: entries of 30,000-byte paths, page after page, grew the client by 33 MB a
+  // page; now the first such path ends the listing.
+  Fixture f;
+  std::string page = R"([{"type":"file","oid":"o","size":1,"path":"build/torch-cpu/a.py"})";
+  for (int i = 0; i < 3; ++i) {
+    page += R"(,{"type":"file","oid":"o","size":1,"path":")" + std::string(30000, 'p') + R"("})";
+  }
+  page += "]";
+  for (int i = 1; i <= 3; ++i) {
+    const auto next = "http://hub:8080/api/kernels/org/relu/tree/x?cursor=" + std::to_string(i);
+    f.transport->push(200, {{"Link", "<" + next + R"(>; rel="next")"}}, page);
+  }
+  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  ASSERT_FALSE(tree);
+  EXPECT_EQ(tree.error().kind, ErrorKind::invalid_response);
+  EXPECT_NE(tree.error().message.find("entry 2 has a path of 30000 bytes, over the limit of 4096"),
+            std::string::npos)
+      << tree.error().message;
+  EXPECT_EQ(f.transport->requests().size(), 1u);
+}
+
 TEST(HubClientHostile, DownloadStopsWritingAtTheAnnouncedSize) {
   Fixture f;
   FakeReply reply;

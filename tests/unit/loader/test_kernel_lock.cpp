@@ -266,6 +266,7 @@ std::shared_ptr<cache::testing::FakeHub> versioned_hub() {
                 {"build/torch-cpu/relu/__init__.py", "hello\n"},
                 {"build/torch-cpu/relu/ops.py", "ops\n"}};
   hub->branches = {{"main", hub->commit}, {"v1", hub->commit}};
+  hub->organizations = {{"org", true}};
   return hub;
 }
 
@@ -287,6 +288,63 @@ TEST(KernelLockProject, LocksVersionsToCommitsAndWritesTheFile) {
   const auto missing = lock_project(hub_cache, ".", LockFormat::dependency);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("Version 3 not found"), std::string::npos) << missing.error().message;
+}
+
+// Issue 27: as `kernels lock`, a kernel whose organization is not a trusted kernel publisher is
+// refused before anything of it is fetched, unless the caller consents.
+TEST(KernelLockProject, AnUntrustedPublisherIsRefusedBeforeAnythingIsFetched) {
+  auto hub = versioned_hub();
+  hub->organizations = {{"org", false}};
+  const auto client = cache::testing::fake_client(hub);
+  const cache::HubCache hub_cache("hub", client);
+  ASSERT_TRUE(util::write_file_atomic("pyproject.toml", "[tool.kernels.dependencies]\n\"org/relu\" = 1\n"));
+  const auto refused = lock_project(hub_cache, ".", LockFormat::dependency);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message,
+            "Kernel repository 'org/relu' is not from a trusted publisher. Set trust_remote_code=True "
+            "or add the repository ID to the trust_remote_code allowlist to allow loading kernels "
+            "from untrusted sources.");
+  EXPECT_FALSE(fs::exists("kernels.lock"));
+  EXPECT_EQ(hub->count("GET", "/api/organizations/org/overview"), 1u);
+  EXPECT_EQ(hub->count("GET", "/api/kernels/"), 0u);
+
+  // Another repository on the allowlist is no consent for this one; this one's is, and so is
+  // trusting every publisher; neither asks for the overview.
+  EXPECT_FALSE(lock_project(hub_cache, ".", LockFormat::dependency, RemoteCodeTrust{false, {"org/other"}}));
+  const auto before = hub->count("GET", "/api/organizations/");
+  const auto allowed = lock_project(hub_cache, ".", LockFormat::dependency, RemoteCodeTrust{false, {"org/relu"}});
+  ASSERT_TRUE(allowed) << allowed.error().message;
+  EXPECT_EQ(allowed->lock.entries.at(0).commit, hub->commit);
+  EXPECT_TRUE(lock_project(hub_cache, ".", LockFormat::dependency, RemoteCodeTrust{true, {}}));
+  EXPECT_EQ(hub->count("GET", "/api/organizations/"), before);
+}
+
+TEST(KernelLockProject, AnUnreadableOverviewOrOfflineIsRefusedWithoutConsent) {
+  auto hub = versioned_hub();
+  hub->organizations.clear();  // the overview answers 404, as for a user namespace
+  const auto client = cache::testing::fake_client(hub);
+  const cache::HubCache hub_cache("hub", client);
+  ASSERT_TRUE(util::write_file_atomic("pyproject.toml", "[tool.kernels.dependencies]\n\"org/relu\" = 1\n"));
+  const auto unknown = lock_project(hub_cache, ".", LockFormat::dependency);
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().message.rfind("Kernel repository 'org/relu' could not verify publisher trust status. ", 0),
+            0u) << unknown.error().message;
+  // Fill the cache with consent (and v1's ref, as a load by version leaves it), then lock
+  // offline: the overview cannot be read, so the lock is refused as the reference's (which
+  // cannot lock offline at all), and consent still locks from the cache.
+  ASSERT_TRUE(lock_project(hub_cache, ".", LockFormat::dependency, RemoteCodeTrust{true, {}}));
+  ASSERT_TRUE(cache::RepoCache("hub", cache::testing::kernel_ref()).write_ref("v1", hub->commit));
+  hub->organizations = {{"org", true}};
+  const auto offline_client = cache::testing::fake_client(hub, /*offline=*/true);
+  const cache::HubCache offline_cache("hub", offline_client);
+  const auto requests = hub->requests().size();
+  const auto offline = lock_project(offline_cache, ".", LockFormat::dependency);
+  ASSERT_FALSE(offline);
+  EXPECT_NE(offline.error().message.find("could not verify publisher trust status"), std::string::npos);
+  const auto cached = lock_project(offline_cache, ".", LockFormat::dependency, RemoteCodeTrust{false, {"org/relu"}});
+  ASSERT_TRUE(cached) << cached.error().message;
+  EXPECT_EQ(cached->lock.entries.at(0).commit, hub->commit);
+  EXPECT_EQ(hub->requests().size(), requests);
 }
 
 TEST(KernelLockProject, VerifiesCachedFilesAndNamesTamperedOnes) {

@@ -22,6 +22,35 @@ std::string verdict(const std::string& case_name, const std::string& artifact_na
   return verified ? "ok" : verified.error().message;
 }
 
+// The verdict on a conformance case's bundle against `root_json` (a trusted root document).
+std::string verdict_under(const std::string& case_name, const nlohmann::json& root_json) {
+  auto bundle = parse_bundle(test::conformance_file(case_name + "/bundle.sigstore.json"));
+  auto root = parse_trusted_root(root_json.dump());
+  if (!bundle || !root) {
+    return "invalid input";
+  }
+  auto verified = verify_artifact(test::conformance_file("a.txt"), *bundle,
+                                  std::vector{test::conformance_policy()}, *root);
+  return verified ? "ok" : verified.error().message;
+}
+
+// The log whose key id (raw bytes, base64 in the document) starts with `prefix`.
+nlohmann::json& log_with_key(nlohmann::json& logs, std::string_view prefix) {
+  for (auto& log : logs) {
+    const auto id = base64_decode(log["logId"]["keyId"].get<std::string>()).value();
+    if (id.compare(0, prefix.size(), prefix) == 0) {
+      return log;
+    }
+  }
+  throw std::runtime_error("no such log in the trusted root");
+}
+
+// happy-path-v0.3: its SCT is from 2024-03-19T17:26:26.470Z, by the production CT log whose key
+// id starts with dd 3d 30 6a; its Rekor v1 entry was integrated at 1710869186 (17:26:26).
+const std::string k_ct_log = "\xdd\x3d\x30\x6a";
+// rekor2-happy-path: its TSA timestamp is from 2025-06-12, its Rekor v2 log key id starts f3 0d.
+const std::string k_rekor2_log = "\xf3\x0d\x5a\x99";
+
 }  // namespace
 
 TEST(VerifyBundleVerifier, ConformanceHappyPathsVerifyOffline) {
@@ -89,4 +118,71 @@ TEST(VerifyBundleVerifier, TamperedCertificateOrEntryIsRefused) {
     ASSERT_FALSE(result);
     EXPECT_NE(result.error().message.find("SET"), std::string::npos) << result.error().message;
   }
+}
+
+// Issue 20 item 8: every trusted-root key must be valid at the time it vouches for.
+
+TEST(VerifyBundleVerifier, OurOwnCasesAreRefused) {
+  for (const char* name : {"ctlog-key-not-yet-valid_fail", "rekor2-log-key-not-yet-valid_fail"}) {
+    const auto dir = test::kernelhub_cases_dir() / name;
+    auto bundle = parse_bundle(test::source_file(dir / "bundle.sigstore.json"));
+    auto root = parse_trusted_root(test::source_file(dir / "trusted_root.json"));
+    ASSERT_TRUE(bundle && root) << name;
+    auto verified = verify_artifact(test::conformance_file("a.txt"), *bundle,
+                                    std::vector{test::conformance_policy()}, *root);
+    EXPECT_FALSE(verified) << name;
+  }
+}
+
+TEST(VerifyBundleVerifier, ACtLogKeyVouchesOnlyInsideItsWindow) {
+  const auto production = nlohmann::json::parse(test::production_root_json());
+  EXPECT_EQ(verdict_under("happy-path-v0.3", production), "ok");
+  const auto with_window = [&](const char* field, const char* time) {
+    auto root = production;
+    log_with_key(root["ctlogs"], k_ct_log)["publicKey"]["validFor"][field] = time;
+    return verdict_under("happy-path-v0.3", root);
+  };
+  const std::string refused = "failed to verify SCT on signing certificate: the CT log's key (id "
+                              "\"dd3d306ac6c7113263191e1c99673702a24a5eb8de3cadff878a72802f29ee8e\") "
+                              "was not valid at the SCT's time";
+  // Starting after now: sigstore 4.5.1 refuses too (the stored case).
+  EXPECT_EQ(with_window("start", "2099-01-01T00:00:00Z"), refused);
+  // Starting after the SCT but before now, or ended before it: 4.5.1 uses the key; deliberately
+  // refused here.
+  EXPECT_EQ(with_window("start", "2024-03-20T00:00:00Z"), refused);
+  EXPECT_EQ(with_window("end", "2024-03-19T17:26:25Z"), refused);
+  // Both ends hold the SCT's second.
+  EXPECT_EQ(with_window("start", "2024-03-19T17:26:26Z"), "ok");
+  EXPECT_EQ(with_window("end", "2024-03-19T17:26:26Z"), "ok");
+}
+
+TEST(VerifyBundleVerifier, ARekorV2KeyVouchesOnlyAtTheTimestampsTimes) {
+  const auto own =
+      nlohmann::json::parse(test::conformance_file("rekor2-happy-path/trusted_root.json"));
+  EXPECT_EQ(verdict_under("rekor2-happy-path", own), "ok");
+  const auto with_window = [&](const char* field, const char* time) {
+    auto root = own;
+    log_with_key(root["tlogs"], k_rekor2_log)["publicKey"]["validFor"][field] = time;
+    return verdict_under("rekor2-happy-path", root);
+  };
+  const std::string refused =
+      "invalid log entry: the log's key was not valid at the signed timestamp's time";
+  EXPECT_EQ(with_window("start", "2099-01-01T00:00:00Z"), refused);  // 4.5.1 refuses too
+  EXPECT_EQ(with_window("start", "2025-06-13T00:00:00Z"), refused);  // deliberately stricter
+  EXPECT_EQ(with_window("end", "2025-06-11T00:00:00Z"), refused);    // deliberately stricter
+}
+
+TEST(VerifyBundleVerifier, FulcioAndRekorV1WindowsAreJudgedAtTheSigningTimeOnPurpose) {
+  // 4.5.1 keeps a CA or a Rekor key whose window ended (allow_expired): both are refused here.
+  const auto production = nlohmann::json::parse(test::production_root_json());
+  auto rekor = production;
+  log_with_key(rekor["tlogs"], "\xc0\xd2\x3d\x6a")["publicKey"]["validFor"]["end"] =
+      "2024-03-19T17:26:25Z";
+  EXPECT_EQ(verdict_under("happy-path-v0.3", rekor),
+            "invalid log entry: the log's key was not valid at the entry's integrated time");
+  auto fulcio = production;
+  for (auto& authority : fulcio["certificateAuthorities"]) {
+    authority["validFor"]["end"] = "2024-03-19T17:26:25Z";
+  }
+  EXPECT_NE(verdict_under("happy-path-v0.3", fulcio).find("failed to build chain"), std::string::npos);
 }

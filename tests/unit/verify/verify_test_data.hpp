@@ -8,19 +8,33 @@
 #include <kernelhub/verify/identity_policy.hpp>
 
 // Shared by the verify layer's tests: the vendored sigstore-conformance cases
-// (tests/data/sigstore-conformance, README there) and the identity that signed them.
+// (tests/data/sigstore-conformance, README there), ours, and the identity that signed them.
 namespace kernelhub::verify::test {
 
 inline std::filesystem::path conformance_dir() {
   return std::filesystem::path(KERNELHUB_SOURCE_DIR) / "tests/data/sigstore-conformance/bundle-verify";
 }
 
-inline std::string conformance_file(const std::string& relative) {
-  auto text = util::read_file(conformance_dir() / relative);
+inline std::string source_file(const std::filesystem::path& path) {
+  auto text = util::read_file(path);
   if (!text) {
     throw std::runtime_error(text.error().message);
   }
   return *text;
+}
+
+inline std::string conformance_file(const std::string& relative) {
+  return source_file(conformance_dir() / relative);
+}
+
+// Our own cases in the conformance layout (tests/data/sigstore-kernelhub, README there).
+inline std::filesystem::path kernelhub_cases_dir() {
+  return std::filesystem::path(KERNELHUB_SOURCE_DIR) / "tests/data/sigstore-kernelhub/bundle-verify";
+}
+
+// The production trusted root as a JSON document, to change one field of.
+inline std::string production_root_json() {
+  return source_file(std::filesystem::path(KERNELHUB_SOURCE_DIR) / "data/sigstore/trusted_root.json");
 }
 
 // The conformance suite's default signer: a GitHub Actions workflow of its beacon repository.

@@ -8,6 +8,10 @@
 // PROJECT/kernels.lock, at its locked commit (as `kernels download` does), and then, unlike the
 // reference, every downloaded variant is checked against the lock: its files' bytes in the
 // cache must hash to the lock's per-variant hash (legacy locks) or to the commit's listing.
+// Each locked kernel's publisher is checked first, as `kernelhub lock` and get_kernel check it
+// (the reference's download does not): an untrusted one is refused unless --trust-remote-code
+// or --trust-repo consents; offline it is skipped with get_kernel's warning, as the cache then
+// only gives back what was locked and downloaded online.
 #include <filesystem>
 #include <cstdio>
 #include <memory>
@@ -24,8 +28,10 @@
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/cli/commands/loader_python.hpp>
 #include <kernelhub/cli/commands/kernel_trace_json.hpp>
+#include <kernelhub/cli/commands/trust_options.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/kernel_lock_hub.hpp>
+#include <kernelhub/loader/publisher_trust.hpp>
 #include <kernelhub/variants/system_detect.hpp>
 
 namespace kernelhub::cli::commands {
@@ -40,6 +46,7 @@ struct DownloadOptions {
   bool all_variants = false;
   bool json = false;
   std::string python;  // --python: the interpreter whose torch decides the variant
+  loader::RemoteCodeTrust trust;  // PROJECT only
 };
 
 void run_download(const DownloadOptions& options) {
@@ -133,6 +140,16 @@ void run_download_project(const DownloadOptions& options, RunState& state) {
       kernel["error"] = message;
       all_ok = false;
     };
+    if (!options.trust.covers(entry.repo_id)) {
+      if (hub_cache.offline()) {
+        std::fputs(fmt::format("warning: {}\n", loader::offline_trust_warning(entry.repo_id)).c_str(),
+                   stderr);
+      } else if (auto trusted = loader::check_publisher_trust(client, entry.repo_id); !trusted) {
+        fail(with_trust_hint(trusted.error().message));
+        kernels.push_back(kernel);
+        continue;
+      }
+    }
     auto repo = hub::RepoId::parse(entry.repo_id);
     if (!repo) {
       fail(repo.error().message);
@@ -197,9 +214,11 @@ void declare_download(CLI::App& app, RunState& state) {
                 "download every build variant, not just the one for this machine");
   sub->add_flag("--json", options->json, "print the result as JSON on stdout");
   add_loader_python_option(*sub, options->python, "the variant");
+  add_trust_options(*sub, options->trust, "; for a PROJECT's locked kernels");
   sub->callback([options, &state] {
     options->revision.collect();
     std::error_code ec;
+    const bool consent = options->trust.all || !options->trust.repo_ids.empty();
     if (std::filesystem::is_directory(options->repo_id, ec)) {
       if (options->revision.given()) {
         throw util::FatalError("--version and --revision name a repository's revision; a project's "
@@ -210,6 +229,10 @@ void declare_download(CLI::App& app, RunState& state) {
     }
     if (!options->revision.given()) {
       throw util::FatalError("give --version N or --revision R (a branch, tag or commit)");
+    }
+    if (consent) {
+      throw util::FatalError("--trust-remote-code and --trust-repo apply to a project's locked "
+                             "kernels; downloading one repository runs no publisher check");
     }
     run_download(*options);
   });

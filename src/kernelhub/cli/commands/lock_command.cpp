@@ -4,6 +4,11 @@
 // on) to a commit and writes PROJECT/kernels.lock byte for byte as `kernels lock` does. With
 // --legacy it writes the older format, whose per-variant hashes `kernelhub download PROJECT`
 // checks the downloaded files against.
+//
+// Each kernel's publisher must be trusted (its organization's overview says
+// trustedKernelPublisher), as `kernels lock` requires: the same ValueError text and exit
+// status 1, and no lock written. --trust-remote-code and --trust-repo give the consent
+// get_kernel's trust_remote_code gives (True, or an allowlist of repository ids).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -16,6 +21,7 @@
 #include <kernelhub/cache/hub_cache.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/trust_options.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/kernel_lock_hub.hpp>
 
@@ -29,6 +35,7 @@ struct LockOptions {
   std::string project_dir;
   bool legacy = false;
   bool json = false;
+  loader::RemoteCodeTrust trust;
 };
 
 ordered_json entry_json(const loader::KernelLockEntry& entry) {
@@ -50,7 +57,11 @@ void run_lock(const LockOptions& options) {
   const hub::HubClient client(hub::Endpoint::from_environment());
   const cache::HubCache hub_cache(cache::kernels_cache_dir(hub::process_environment()), client);
   const auto format = options.legacy ? loader::LockFormat::legacy : loader::LockFormat::dependency;
-  const auto result = value_or_fatal(loader::lock_project(hub_cache, options.project_dir, format));
+  auto locked = loader::lock_project(hub_cache, options.project_dir, format, options.trust);
+  if (!locked) {
+    throw util::FatalError(with_trust_hint(locked.error().message));
+  }
+  const auto& result = *locked;
 
   if (options.json) {
     auto entries = ordered_json::array();
@@ -86,6 +97,7 @@ void declare_lock(CLI::App& app, RunState& state) {
                 "write the older format (repo_id, sha, per-variant git_lfs_concat hashes) that "
                 "older kernels releases read and `kernelhub download` verifies files against");
   sub->add_flag("--json", options->json, "print the locks as JSON on stdout");
+  add_trust_options(*sub, options->trust);
   sub->callback([options] { run_lock(*options); });
 }
 
