@@ -706,9 +706,7 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
     }
     if (number == SIGHUP) {
       const auto reloaded = router.reload(HubRouter::Reload::always);
-      log(reloaded ? "settings reloaded (SIGHUP)"
-                   : fmt::format("settings not reloaded, the previous ones stay in force: {}",
-                                 reloaded.error().message));
+      log(reloaded ? "settings reloaded (SIGHUP)" : "error: " + reloaded.error().message);
       signals.async_wait(on_signal);
       return;
     }

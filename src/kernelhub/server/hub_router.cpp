@@ -228,9 +228,33 @@ util::Expected<bool> HubRouter::reload(Reload when) {
     m_config_stamp = config;
     m_token_stamp = tokens;
   }
-  ServerSettings fresh = KH_TRY(reread_settings(*current));
-  std::lock_guard lock(m_settings_mutex);
-  m_settings = std::make_shared<const ServerSettings>(std::move(fresh));
+  // The two files apart: a broken config.toml must not keep a revoked token valid, nor a
+  // damaged token file an old config.
+  ServerSettings fresh = *current;
+  std::string kept;
+  if (!current->token_file.empty()) {
+    if (auto tokens = read_token_file(current->token_file)) {
+      fresh.tokens = std::move(*tokens);
+    } else {
+      kept = fmt::format("the token file cannot be used, so the {} token(s) read before stay "
+                         "valid for reads and writes until it is fixed (empty or delete it to "
+                         "revoke them all): {}",
+                         current->tokens.size(), tokens.error().message);
+    }
+  }
+  if (auto config = reread_settings(fresh)) {
+    fresh = std::move(*config);
+  } else {
+    kept += fmt::format("{}config.toml was not read, its previous settings stay in force: {}",
+                        kept.empty() ? "" : "; ", config.error().message);
+  }
+  {
+    std::lock_guard lock(m_settings_mutex);
+    m_settings = std::make_shared<const ServerSettings>(std::move(fresh));
+  }
+  if (!kept.empty()) {
+    return util::fail(kept);
+  }
   return true;
 }
 
@@ -256,8 +280,7 @@ void HubRouter::reload_if_due() {
   const auto reloaded = reload(Reload::if_changed);
   if (m_log) {
     if (!reloaded) {
-      m_log(fmt::format("settings not reloaded, the previous ones stay in force: {}",
-                        reloaded.error().message));
+      m_log("error: " + reloaded.error().message);
     } else if (*reloaded) {
       m_log("settings reloaded (config.toml or the token file changed)");
     }

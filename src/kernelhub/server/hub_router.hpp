@@ -49,8 +49,10 @@ class HubRouter {
 
   // Reads config.toml (and the token file, when there is one) again: with `if_changed` only
   // when either file's stamp (mtime, size, inode, existence) moved since the last read; with
-  // `always` regardless (SIGHUP). A file that fails to read leaves the settings in force and
-  // the error says why. True when the settings were replaced.
+  // `always` regardless (SIGHUP). Each file is read on its own: a missing, empty or
+  // comment-only token file means no token (nobody may write); a file that exists and fails
+  // to read or parse leaves its part of the settings in force, and the error says which and
+  // why. True when the settings were replaced.
   enum class Reload { if_changed, always };
   util::Expected<bool> reload(Reload when);
 

@@ -476,3 +476,62 @@ TEST_F(HubRouterTest, CreatePrCommitOpensARefThatMergesIntoItsBranch) {
 }
 
 }  // namespace kernelhub::server
+
+namespace kernelhub::server {
+
+namespace {
+
+HttpRequest request_from(std::string method, std::string target, std::string_view token,
+                         std::string peer = "127.0.0.9") {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  request.base_url = "http://127.0.0.1:9";
+  request.peer = std::move(peer);
+  if (!token.empty()) {
+    request.headers.emplace_back("authorization", "Bearer " + std::string(token));
+  }
+  return request;
+}
+
+}  // namespace
+
+// Issue 20 item 4.
+TEST_F(HubRouterTest, EmptyingOrDeletingTheTokenFileRevokesEveryToken) {
+  const auto file = std::filesystem::current_path() / "tokens";
+  std::ofstream(file) << k_token << "\n";
+  ServerSettings settings = make_settings();
+  settings.token_file = file;
+  HubRouter router(settings);
+  const auto create = request_from("POST", "/api/repos/create", k_token);
+  HttpRequest private_create = create;
+  const std::string body = R"({"name": "s", "organization": "org", "private": true})";
+  private_create.body = body;
+  ASSERT_EQ(router.handle(private_create).status, 200);
+  const auto read = request_from("GET", "/api/models/org/s", k_token);
+  ASSERT_EQ(router.handle(read).status, 200);
+  for (const std::string content : {"", "# nobody\n\n"}) {
+    std::ofstream(file) << content;
+    ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+    EXPECT_EQ(router.handle(read).status, 404) << content;
+    EXPECT_EQ(router.handle(private_create).status, 403) << content;
+    std::ofstream(file) << k_token << "\n";
+    ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+    EXPECT_EQ(router.handle(read).status, 200);
+  }
+  std::filesystem::remove(file);
+  ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+  EXPECT_EQ(router.handle(read).status, 404);
+  // A file that is there but is no list of tokens keeps the previous ones, and says so.
+  std::ofstream(file) << k_token << "\n";
+  ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+  std::ofstream(file) << "two tokens\n";
+  const auto damaged = router.reload(HubRouter::Reload::always);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message.find("the 1 token(s) read before stay valid"),
+            std::string::npos)
+      << damaged.error().message;
+  EXPECT_EQ(router.handle(read).status, 200);
+}
+
+}  // namespace kernelhub::server
