@@ -132,6 +132,9 @@ def test_leftover_temporary_objects_are_removed_at_start(repo, kernelhub_bin, tm
     leftover.write_bytes(b"\0" * 4096)
     half_made = repo.root / "kernels" / "org" / ".tmp-new-0badc0de0001"
     (half_made / "objects").mkdir(parents=True)
+    # Killed, as the run that left them was (a server still running holds the root).
+    repo.process.kill()
+    repo.process.wait()
     process, _ = start_server(kernelhub_bin, repo.root)
     try:
         assert not leftover.exists()

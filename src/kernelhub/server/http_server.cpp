@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -38,6 +39,7 @@
 
 #include <kernelhub/server/beast_request_head.hpp>
 #include <kernelhub/server/hub_router.hpp>
+#include <kernelhub/server/root_lock.hpp>
 
 namespace kernelhub::server {
 
@@ -118,11 +120,18 @@ class SpoolFile {
   SpoolFile& operator=(const SpoolFile&) = delete;
   ~SpoolFile() { reset(); }
 
-  // A new empty file in `dir`; its path is path().
+  // A new empty file in `dir`; its path is path(). A `dir` removed under the running server
+  // (by hand, by a tmp cleaner) is made again rather than failing every commit.
   bool create(const fs::path& dir) {
     reset();
     std::string pattern = (dir / "body-XXXXXX").string();
-    const int fd = ::mkstemp(pattern.data());
+    int fd = ::mkstemp(pattern.data());
+    if (fd < 0 && errno == ENOENT) {
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      pattern = (dir / "body-XXXXXX").string();
+      fd = ::mkstemp(pattern.data());
+    }
     if (fd < 0) {
       return false;
     }
@@ -645,6 +654,9 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   const std::size_t threads = std::max<std::size_t>(settings.threads, 1);
   const ServerLimits limits = settings.limits;
   const fs::path spool_dir = settings.root / ".kernelhub-spool";
+  // Before anything under the root is touched: a second server must not clear the first's
+  // spool or temporary objects.
+  const RootLock lock = KH_TRY(RootLock::acquire(settings.root));
   HubRouter router(std::move(settings));
   const auto leftovers = router.store().remove_leftovers();
   if (leftovers.count > 0) {

@@ -93,7 +93,8 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
                   "folder of the repositories (<models|datasets|kernels>/<ns>/<name>.git) and "
                   "config.toml; created when missing. config.toml is read again on SIGHUP and "
                   "when its mtime or size changes (checked at most once a second); leftovers "
-                  "of a killed run (objects/tmp_object_git2_*) are removed at start")
+                  "of a killed run (objects/tmp_object_git2_*) are removed at start. One "
+                  "server per root: a second one refuses to start")
       ->required();
   sub->add_option("--host", options->host, "address to listen on")->capture_default_str();
   sub->add_option("--port", options->port, "port to listen on; 0 picks a free one")
