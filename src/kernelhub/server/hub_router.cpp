@@ -340,18 +340,26 @@ HubExpected<HttpResponse> HubRouter::sign_in(handlers::Context& ctx) {
   if (request.method != "POST") {
     return wrong_method(request);
   }
-  if (!m_login_throttle.allowed(request.peer)) {
-    return web::login_page(true, 429);
-  }
   // A form body is a query string: the target parser decodes it the same way.
   const auto form = parse_request_target("/?" + std::string(request.body));
   std::string token;
+  std::string form_token;
   if (form) {
     for (const auto& [name, value] : form->query) {
       if (name == "token") {
         token = value;
+      } else if (name == web::k_form_field) {
+        form_token = value;
       }
     }
+  }
+  // Another site's page posting its own token would sign this browser in as that token's
+  // holder (login CSRF): only the form this server gave this browser counts.
+  if (!web::from_own_form(request, form_token)) {
+    return web::login_page(true, 403);
+  }
+  if (!m_login_throttle.allowed(request.peer)) {
+    return web::login_page(true, 429);
   }
   // The same check as the Authorization header's, against the token file in force.
   if (token.empty() || !ctx.settings.tokens.contains(token)) {

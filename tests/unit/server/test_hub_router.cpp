@@ -534,4 +534,40 @@ TEST_F(HubRouterTest, EmptyingOrDeletingTheTokenFileRevokesEveryToken) {
   EXPECT_EQ(router.handle(read).status, 200);
 }
 
+// Issue 20 item 7: login CSRF.
+TEST_F(HubRouterTest, OnlyThisServersSignInFormSignsIn) {
+  const HttpResponse form = send("GET", "/login", "", false);
+  ASSERT_EQ(form.status, 200);
+  const std::string cookie = header(form, "Set-Cookie");
+  ASSERT_TRUE(cookie.starts_with("kernelhub_login=")) << cookie;
+  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
+  const std::string value = cookie.substr(16, 64);
+  EXPECT_NE(form.body.find("name=\"form\" value=\"" + value + "\""), std::string::npos);
+
+  const auto post = [&](const std::string& body, std::vector<std::pair<std::string, std::string>>
+                                                     headers) {
+    headers.emplace_back("host", "127.0.0.1:9");
+    return send("POST", "/login", body, false, headers);
+  };
+  const std::string fields = std::string("token=") + k_token + "&form=" + value;
+  // Without the cookie, with another form's, without the field, from another origin: 403.
+  EXPECT_EQ(post(fields, {}).status, 403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + std::string(64, 'a')}}).status, 403);
+  EXPECT_EQ(post(std::string("token=") + k_token, {{"cookie", "kernelhub_login=" + value}}).status,
+            403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value},
+                          {"origin", "http://evil.example"}})
+                .status,
+            403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value}, {"origin", "null"}}).status,
+            403);
+  // The form it gave, posted from its own origin (or with no Origin at all): signed in.
+  const HttpResponse in = post(fields, {{"cookie", "x=1; kernelhub_login=" + value},
+                                        {"origin", "https://127.0.0.1:9"}});
+  EXPECT_EQ(in.status, 303);
+  EXPECT_TRUE(header(in, "Set-Cookie").starts_with("kernelhub_session=")) << header(in, "Set-Cookie");
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value}}).status, 303);
+}
+
 }  // namespace kernelhub::server
