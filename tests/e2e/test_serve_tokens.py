@@ -124,3 +124,26 @@ def test_a_server_started_with_an_empty_token_file_is_read_only(kernelhub_bin, t
     with pytest.raises(AssertionError, match="does not exist"):
         start_serve(kernelhub_bin, tmp_path / "root2", "--token-file", missing)
 
+
+# Issue 20 item 7: wrong bearer tokens are counted per address, as failed sign-ins are.
+def test_wrong_bearer_tokens_from_an_address_get_it_throttled(hub):
+    url = hub["url"]
+    public = "kernels/team/open"
+    status, _, _ = http(Served(url), "POST", "/api/repos/create", json.dumps(
+        {"organization": "team", "name": "open", "type": "kernel"}), token=TOKENS[0],
+        headers={"Content-Type": "application/json"})
+    assert status == 200
+    for guess in range(5):
+        assert private_read(url, f"kh-guess-{guess}") == 404
+    # Now no token from this address is looked at, the right one included: a write is 429
+    # before its body is read, a private repository is hidden as from anyone...
+    assert create_repo(url, TOKENS[0], "during") == 429
+    status, headers, _ = http(Served(url), "POST", f"/api/{SECRET}/branch/b", "{}",
+                              token=TOKENS[0], headers={"Content-Type": "application/json"})
+    assert status == 429 and "too many requests with a wrong token" in headers["X-Error-Message"]
+    assert private_read(url, TOKENS[0]) == 404
+    # ...and reads of public repositories go on (a client with a stale HF_TOKEN still
+    # downloads).
+    assert http(Served(url), "GET", f"/api/{public}", token="kh-stale")[0] == 200
+    assert http(Served(url), "GET", f"/api/{public}", token=TOKENS[0])[0] == 200
+    assert http(Served(url), "GET", f"/api/{public}")[0] == 200

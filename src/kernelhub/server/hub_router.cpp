@@ -167,10 +167,42 @@ HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) 
   return handlers::resolve_file(ctx, id, segments[3], join(segments.subspan(4)));
 }
 
+std::optional<std::string> bearer_token(const HttpRequest& request) {
+  const auto header = request.header("authorization");
+  constexpr std::string_view k_bearer = "Bearer ";
+  if (!header || !header->starts_with(k_bearer)) {
+    return std::nullopt;
+  }
+  return std::string(header->substr(k_bearer.size()));
+}
+
+tl::unexpected<HubError> bearer_throttled() {
+  return hub_fail(429, "", "too many requests with a wrong token from this address: its tokens "
+                           "are not checked until a minute after the first of them");
+}
+
 }  // namespace
+
+HubExpected<void> HubRouter::screen_bearer(const HttpRequest& head,
+                                           const ServerSettings& settings) {
+  const auto token = bearer_token(head);
+  if (!token) {
+    return {};
+  }
+  if (!m_bearer_throttle.allowed(head.peer)) {
+    // Reads go on as anonymous ones (handle drops the header); writes need the token.
+    return is_read(head) ? HubExpected<void>{} : bearer_throttled();
+  }
+  if (!settings.tokens.contains(*token)) {
+    m_bearer_throttle.failed(head.peer);
+  }
+  return {};
+}
 
 HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   const std::shared_ptr<const ServerSettings> settings = this->settings();
+  // Every request comes through here once, before its body: where wrong tokens are counted.
+  KH_HUB_TRY(screen_bearer(head, *settings));
   const std::uint64_t max_body = settings->max_body_bytes;
   if (is_read(head) || head.method == "OPTIONS") {
     return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_read_body)};
@@ -289,6 +321,15 @@ void HubRouter::reload_if_due() {
 
 HttpResponse HubRouter::handle(const HttpRequest& request) {
   reload_if_due();
+  // An address past its wrong-token limit (screen_bearer) is served as if it sent no token.
+  if (bearer_token(request) && !m_bearer_throttle.allowed(request.peer)) {
+    if (!is_read(request)) {
+      return error_response(bearer_throttled().value());
+    }
+    HttpRequest anonymous = request;
+    std::erase_if(anonymous.headers, [](const auto& field) { return field.first == "authorization"; });
+    return handle(anonymous);
+  }
   auto target = parse_request_target(request.target);
   if (!target) {
     return error_response(target.error());

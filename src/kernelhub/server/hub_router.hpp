@@ -63,6 +63,9 @@ class HubRouter {
 
  private:
   void reload_if_due();
+  // Counts a wrong bearer token against the client's address; 429 for a write from an address
+  // past the limit (5 in a minute, as sign-ins: guessing a token costs a minute per five).
+  HubExpected<void> screen_bearer(const HttpRequest& head, const ServerSettings& settings);
   HubExpected<HttpResponse> sign_in(handlers::Context& ctx);
 
   mutable std::mutex m_settings_mutex;
@@ -73,6 +76,7 @@ class HubRouter {
   std::function<void(const std::string&)> m_log;
   std::atomic<std::int64_t> m_next_check{0};  // steady_clock ticks
   RepositoryStore m_store;
+  LoginThrottle m_bearer_throttle;  // wrong `Authorization: Bearer` tokens per address
   SessionStore m_sessions;
   LoginThrottle m_login_throttle;
 };

@@ -494,6 +494,12 @@ HttpRequest request_from(std::string method, std::string target, std::string_vie
   return request;
 }
 
+// What the transport does: admit, then handle.
+HttpResponse serve_one(HubRouter& router, const HttpRequest& request) {
+  const auto plan = router.admit(request);
+  return plan ? router.handle(request) : error_response(plan.error());
+}
+
 }  // namespace
 
 // Issue 20 item 4.
@@ -532,6 +538,34 @@ TEST_F(HubRouterTest, EmptyingOrDeletingTheTokenFileRevokesEveryToken) {
             std::string::npos)
       << damaged.error().message;
   EXPECT_EQ(router.handle(read).status, 200);
+}
+
+// Issue 20 item 7: bearer tokens are throttled per address, as sign-ins are.
+TEST_F(HubRouterTest, WrongBearerTokensGetTheirAddressThrottled) {
+  ASSERT_EQ(send("POST", "/api/repos/create",
+                 R"({"name": "secret", "organization": "org", "private": true})")
+                .status,
+            200);
+  for (int guess = 0; guess < 5; ++guess) {
+    EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/models/org/secret", "guess")).status,
+              404);
+  }
+  // The right token is not even looked at now: writes 429 before their body, private
+  // repositories hidden as from anyone, public reads served as anonymous ones.
+  const auto write = m_router.admit(request_from("POST", "/api/repos/create", k_token));
+  ASSERT_FALSE(write);
+  EXPECT_EQ(write.error().status, 429);
+  EXPECT_EQ(m_router.handle(request_from("POST", "/api/repos/create", k_token)).status, 429);
+  EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/models/org/secret", k_token)).status,
+            404);
+  EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/organizations/org/overview", k_token))
+                .status,
+            200);
+  // Another address is not concerned.
+  EXPECT_EQ(
+      serve_one(m_router, request_from("GET", "/api/models/org/secret", k_token, "10.0.0.2"))
+          .status,
+      200);
 }
 
 // Issue 20 item 7: login CSRF.
