@@ -49,15 +49,22 @@ def run_client(server, hf_home, code, token=True, telemetry=False):
     return json.loads(lines[-1]) if lines else None
 
 
-def http(server, method, path, body=None, token=None, headers=None):
-    """A raw request; returns (status, headers, body bytes) for any status."""
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # the 3xx itself is the answer
+
+
+def http(server, method, path, body=None, token=None, headers=None, follow=True):
+    """A raw request; returns (status, headers, body bytes) for any status. With `follow`
+    false a redirect is returned as it came (its status, its Set-Cookie)."""
     data = body if isinstance(body, (bytes, type(None))) else body.encode()
     request = urllib.request.Request(server.url + path, data=data, method=method)
     for name, value in (headers or {}).items():
         request.add_header(name, value)
     if token:
         request.add_header("Authorization", f"Bearer {token}")
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    handlers = [urllib.request.ProxyHandler({})] + ([] if follow else [_NoRedirect()])
+    opener = urllib.request.build_opener(*handlers)
     try:
         with opener.open(request, timeout=60) as response:
             return response.status, response.headers, response.read()
@@ -89,3 +96,65 @@ def commit(server, repo_path, revision, files, summary="upload", deleted=(),
                 "\n".join(lines) + "\n",
                 token=server.token if token is SERVER_TOKEN else token,
                 headers={"Content-Type": "application/x-ndjson"})
+
+
+def start_serve(kernelhub_bin, root, *args):
+    """Starts `kernelhub serve --root ROOT --port 0 ARGS...`; returns (process, base URL).
+
+    stderr stays a pipe: read it after stop_serve()."""
+    process = subprocess.Popen(
+        [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0", *map(str, args)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    url = process.stdout.readline().strip()
+    if not url.startswith("http://"):
+        process.kill()
+        raise AssertionError(f"kernelhub serve did not start: {process.stderr.read()}")
+    return process, url
+
+
+def stop_serve(process):
+    """SIGTERM, then SIGKILL after 10 s; returns what it wrote to stderr."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return process.stderr.read()
+
+
+class Served:
+    """What http() and commit() need of a server: its URL and a write token."""
+
+    def __init__(self, url, token=None):
+        self.url = url
+        self.token = token
+
+
+def login_form(server):
+    """GETs /login; returns the headers a post of that form needs (its cookie) and the form's
+    hidden field, as a browser would send them back."""
+    import re
+
+    status, headers, body = http(server, "GET", "/login")
+    assert status == 200, body
+    cookie = (headers.get("Set-Cookie") or "").split(";")[0]
+    field = re.search(rb'name="form" value="([0-9a-f]{64})"', body)
+    return ({"Cookie": cookie} if cookie else {}), (field.group(1).decode() if field else None)
+
+
+def post_login(server, token, with_form=True, headers=None):
+    """POSTs the sign-in form with `token`, after GETting the form unless `with_form` is false
+    (a post made by another site's page, which cannot read the form)."""
+    import urllib.parse
+
+    sent = {"Content-Type": "application/x-www-form-urlencoded"}
+    fields = {"token": token}
+    if with_form:
+        cookie, field = login_form(server)
+        sent.update(cookie)
+        if field:
+            fields["form"] = field
+    sent.update(headers or {})
+    return http(server, "POST", "/login", urllib.parse.urlencode(fields), headers=sent,
+                follow=False)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from headless_browser import CHROMIUM, Browser
-from serve_helpers import http
+from serve_helpers import http, login_form, post_login
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's chromium (scripts/setup.sh installs it)")
@@ -106,15 +106,70 @@ def test_the_cookie_opens_no_api_read_and_no_write(hub_server):
                 token=hub_server.token)[0] == 404
 
 
-def test_repeated_failed_sign_ins_from_one_address_are_refused_for_a_while(hub_server):
-    def post_login(token):
-        return http(hub_server, "POST", "/login", f"token={token}",
-                    headers={"Content-Type": "application/x-www-form-urlencoded"})
+def session_set(headers):
+    return any(value.startswith("kernelhub_session=") and not value.startswith(
+        "kernelhub_session=;") for name, value in headers.items() if name == "Set-Cookie")
 
+
+def test_repeated_failed_sign_ins_from_one_address_are_refused_for_a_while(hub_server):
     for _ in range(5):
-        status, headers, _ = post_login("wrong")
-        assert status == 200 and headers.get("Set-Cookie") is None
+        status, headers, _ = post_login(hub_server, "wrong")
+        assert status == 200 and not session_set(headers)
     # Even the right token is not looked at now: guessing costs a minute per five tries.
-    status, headers, body = post_login(hub_server.token)
-    assert status == 429 and headers.get("Set-Cookie") is None
+    status, headers, body = post_login(hub_server, hub_server.token)
+    assert status == 429 and not session_set(headers)
     assert b"Too many failed sign-ins" in body
+
+
+# Issue 20 item 7: login CSRF. A page elsewhere that posts /login with its author's token
+# would sign the reader in as that author (then what the reader uploads through pages, or
+# reads, is the author's to see). Only the form this server gave this browser counts.
+def test_a_sign_in_not_posted_from_this_servers_form_signs_nobody_in(hub_server):
+    # No form token (what a page of another site sends: it cannot read the form).
+    status, headers, body = post_login(hub_server, hub_server.token, with_form=False)
+    assert status == 403 and not session_set(headers)
+    assert b"did not come from this server" in body
+    # The form's token without its cookie, or the cookie of another form.
+    _, field = login_form(hub_server)
+    other_cookie, _ = login_form(hub_server)
+    for cookie in ({}, other_cookie):
+        status, headers, _ = http(hub_server, "POST", "/login",
+                                  f"token={hub_server.token}&form={field}",
+                                  headers={"Content-Type": "application/x-www-form-urlencoded",
+                                           **cookie}, follow=False)
+        assert status == 403 and not session_set(headers)
+    # Both, but posted by a page of another origin.
+    status, headers, _ = post_login(hub_server, hub_server.token,
+                                    headers={"Origin": "http://attacker.example"})
+    assert status == 403 and not session_set(headers)
+    # The real form, from this origin: signed in.
+    origin = hub_server.url
+    status, headers, _ = post_login(hub_server, hub_server.token, headers={"Origin": origin})
+    assert status == 303 and session_set(headers)
+    # Refusals of forged posts are not failed guesses: the reader is not locked out.
+    assert post_login(hub_server, hub_server.token)[0] == 303
+
+
+def test_another_sites_page_cannot_sign_the_browser_in(hub_server, tmp_path):
+    """The attack as a browser meets it: a page on another origin posts a form with the
+    attacker's token to /login."""
+    import functools
+    import http.server
+    import threading
+
+    page = tmp_path / "attack.html"
+    page.write_text(
+        f'<html><body><form id="evil" method="post" action="{hub_server.url}/login">'
+        f'<input name="token" value="{hub_server.token}"></form></body></html>')
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    attacker = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=attacker.serve_forever, daemon=True).start()
+    try:
+        with Browser() as browser:
+            # The reader has visited the hub before, so the browser holds its form cookie.
+            assert browser.open(hub_server.url + "/login") == 200
+            assert browser.open(f"http://127.0.0.1:{attacker.server_port}/attack.html") == 200
+            assert browser.submit("evil") == 403
+            assert session_cookies(browser) == []
+    finally:
+        attacker.shutdown()

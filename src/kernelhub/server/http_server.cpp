@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -38,6 +39,7 @@
 
 #include <kernelhub/server/beast_request_head.hpp>
 #include <kernelhub/server/hub_router.hpp>
+#include <kernelhub/server/root_lock.hpp>
 
 namespace kernelhub::server {
 
@@ -118,11 +120,18 @@ class SpoolFile {
   SpoolFile& operator=(const SpoolFile&) = delete;
   ~SpoolFile() { reset(); }
 
-  // A new empty file in `dir`; its path is path().
+  // A new empty file in `dir`; its path is path(). A `dir` removed under the running server
+  // (by hand, by a tmp cleaner) is made again rather than failing every commit.
   bool create(const fs::path& dir) {
     reset();
     std::string pattern = (dir / "body-XXXXXX").string();
-    const int fd = ::mkstemp(pattern.data());
+    int fd = ::mkstemp(pattern.data());
+    if (fd < 0 && errno == ENOENT) {
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      pattern = (dir / "body-XXXXXX").string();
+      fd = ::mkstemp(pattern.data());
+    }
     if (fd < 0) {
       return false;
     }
@@ -584,7 +593,10 @@ class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(std::vector<std::unique_ptr<asio::io_context>>& contexts, tcp::acceptor& acceptor,
            ServerState& state)
-      : m_contexts(contexts), m_acceptor(acceptor), m_state(state), m_backoff(*contexts[0]) {}
+      : m_contexts(contexts),
+        m_acceptor(acceptor),
+        m_state(state),
+        m_backoff(acceptor.get_executor()) {}
 
   void accept() {
     asio::io_context& next = *m_contexts[m_next++ % m_contexts.size()];
@@ -623,7 +635,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   }
 
   std::vector<std::unique_ptr<asio::io_context>>& m_contexts;
-  std::size_t m_next = 0;  // only the first context's thread touches it
+  std::size_t m_next = 0;  // only the accepting thread touches it
   tcp::acceptor& m_acceptor;
   ServerState& m_state;
   asio::steady_timer m_backoff;
@@ -647,6 +659,9 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   const std::size_t threads = std::max<std::size_t>(settings.threads, 1);
   const ServerLimits limits = settings.limits;
   const fs::path spool_dir = settings.root / ".kernelhub-spool";
+  // Before anything under the root is touched: a second server must not clear the first's
+  // spool or temporary objects.
+  const RootLock lock = KH_TRY(RootLock::acquire(settings.root));
   HubRouter router(std::move(settings));
   const auto leftovers = router.store().remove_leftovers();
   if (leftovers.count > 0) {
@@ -674,8 +689,13 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   for (std::size_t i = 0; i < threads; ++i) {
     contexts.push_back(std::make_unique<asio::io_context>(1));
   }
-  asio::io_context& io = *contexts[0];
-  tcp::acceptor acceptor(io);
+  // The acceptor and the signals have a context of their own, run by this thread, which
+  // serves no connection: a new connection is taken as soon as it arrives, however busy the
+  // loops serving the others are. (Issue 20 item 7: when the first loop also accepted, 400
+  // large downloads starting at once kept new connections waiting seconds behind that loop's
+  // own downloads, while the other loops, waiting for connections, sat idle.)
+  asio::io_context accept_io(1);
+  tcp::acceptor acceptor(accept_io);
   beast::error_code ec;
   const auto ip = asio::ip::make_address(address.host, ec);
   if (ec) {
@@ -700,7 +720,7 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
   const std::string base_url = fmt::format("http://{}:{}", host, bound.port());
   state.fallback_base = base_url;
 
-  asio::signal_set signals(io, SIGINT, SIGTERM, SIGHUP);
+  asio::signal_set signals(accept_io, SIGINT, SIGTERM, SIGHUP);
   std::function<void(beast::error_code, int)> on_signal = [&](beast::error_code signal_ec,
                                                                int number) {
     if (signal_ec) {
@@ -708,9 +728,7 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
     }
     if (number == SIGHUP) {
       const auto reloaded = router.reload(HubRouter::Reload::always);
-      log(reloaded ? "settings reloaded (SIGHUP)"
-                   : fmt::format("settings not reloaded, the previous ones stay in force: {}",
-                                 reloaded.error().message));
+      log(reloaded ? "settings reloaded (SIGHUP)" : "error: " + reloaded.error().message);
       signals.async_wait(on_signal);
       return;
     }
@@ -721,6 +739,7 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
     for (auto& context : contexts) {
       context->stop();
     }
+    accept_io.stop();
   };
   signals.async_wait(on_signal);
 
@@ -734,11 +753,11 @@ util::Expected<void> serve(ServerSettings settings, const ListenAddress& address
     guards.push_back(asio::make_work_guard(*context));
   }
   std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (std::size_t i = 1; i < threads; ++i) {
-    pool.emplace_back([&context = *contexts[i]] { context.run(); });
+  pool.reserve(threads);
+  for (auto& context : contexts) {
+    pool.emplace_back([&context = *context] { context.run(); });
   }
-  io.run();
+  accept_io.run();
   for (auto& thread : pool) {
     thread.join();
   }

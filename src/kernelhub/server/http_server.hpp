@@ -17,8 +17,9 @@ struct ListenAddress {
 // Serves the Hub protocol over HTTP/1.1 (keep-alive; event-driven, so a connection waiting for
 // bytes holds no thread; settings.threads event loops share the connections; every wait
 // bounded by settings.limits) until SIGINT or SIGTERM, then stops at once: waiting connections are
-// dropped, a running handler finishes. Before listening it removes the leftovers of a killed
-// run (RepositoryStore::remove_leftovers); config.toml and the token file are read again on
+// dropped, a running handler finishes. Before listening it locks the root (RootLock: a
+// second server on the same root gets an error naming the first's pid) and removes the
+// leftovers of a killed run (RepositoryStore::remove_leftovers); config.toml and the token file are read again on
 // SIGHUP and when their stamps change (checked at most once a second, on a request).
 // `on_listening` gets the base URL once the socket is bound, before the first request is
 // accepted; `log` gets one line for each thing an operator should know.

@@ -255,10 +255,42 @@ HubExpected<HttpResponse> route_file(handlers::Context& ctx, Segments segments) 
   return handlers::resolve_file(ctx, id, segments[3], join(segments.subspan(4)));
 }
 
+std::optional<std::string> bearer_token(const HttpRequest& request) {
+  const auto header = request.header("authorization");
+  constexpr std::string_view k_bearer = "Bearer ";
+  if (!header || !header->starts_with(k_bearer)) {
+    return std::nullopt;
+  }
+  return std::string(header->substr(k_bearer.size()));
+}
+
+tl::unexpected<HubError> bearer_throttled() {
+  return hub_fail(429, "", "too many requests with a wrong token from this address: its tokens "
+                           "are not checked until a minute after the first of them");
+}
+
 }  // namespace
+
+HubExpected<void> HubRouter::screen_bearer(const HttpRequest& head,
+                                           const ServerSettings& settings) {
+  const auto token = bearer_token(head);
+  if (!token) {
+    return {};
+  }
+  if (!m_bearer_throttle.allowed(head.peer)) {
+    // Reads go on as anonymous ones (handle drops the header); writes need the token.
+    return is_read(head) ? HubExpected<void>{} : bearer_throttled();
+  }
+  if (!settings.tokens.contains(*token)) {
+    m_bearer_throttle.failed(head.peer);
+  }
+  return {};
+}
 
 HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   const std::shared_ptr<const ServerSettings> settings = this->settings();
+  // Every request comes through here once, before its body: where wrong tokens are counted.
+  KH_HUB_TRY(screen_bearer(head, *settings));
   const std::uint64_t max_body = settings->max_body_bytes;
   if (is_read(head) || head.method == "OPTIONS") {
     return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_read_body)};
@@ -337,9 +369,33 @@ util::Expected<bool> HubRouter::reload(Reload when) {
     m_config_stamp = config;
     m_token_stamp = tokens;
   }
-  ServerSettings fresh = KH_TRY(reread_settings(*current));
-  std::lock_guard lock(m_settings_mutex);
-  m_settings = std::make_shared<const ServerSettings>(std::move(fresh));
+  // The two files apart: a broken config.toml must not keep a revoked token valid, nor a
+  // damaged token file an old config.
+  ServerSettings fresh = *current;
+  std::string kept;
+  if (!current->token_file.empty()) {
+    if (auto tokens = read_token_file(current->token_file)) {
+      fresh.tokens = std::move(*tokens);
+    } else {
+      kept = fmt::format("the token file cannot be used, so the {} token(s) read before stay "
+                         "valid for reads and writes until it is fixed (empty or delete it to "
+                         "revoke them all): {}",
+                         current->tokens.size(), tokens.error().message);
+    }
+  }
+  if (auto config = reread_settings(fresh)) {
+    fresh = std::move(*config);
+  } else {
+    kept += fmt::format("{}config.toml was not read, its previous settings stay in force: {}",
+                        kept.empty() ? "" : "; ", config.error().message);
+  }
+  {
+    std::lock_guard lock(m_settings_mutex);
+    m_settings = std::make_shared<const ServerSettings>(std::move(fresh));
+  }
+  if (!kept.empty()) {
+    return util::fail(kept);
+  }
   return true;
 }
 
@@ -365,8 +421,7 @@ void HubRouter::reload_if_due() {
   const auto reloaded = reload(Reload::if_changed);
   if (m_log) {
     if (!reloaded) {
-      m_log(fmt::format("settings not reloaded, the previous ones stay in force: {}",
-                        reloaded.error().message));
+      m_log("error: " + reloaded.error().message);
     } else if (*reloaded) {
       m_log("settings reloaded (config.toml or the token file changed)");
     }
@@ -375,6 +430,15 @@ void HubRouter::reload_if_due() {
 
 HttpResponse HubRouter::handle(const HttpRequest& request) {
   reload_if_due();
+  // An address past its wrong-token limit (screen_bearer) is served as if it sent no token.
+  if (bearer_token(request) && !m_bearer_throttle.allowed(request.peer)) {
+    if (!is_read(request)) {
+      return error_response(bearer_throttled().value());
+    }
+    HttpRequest anonymous = request;
+    std::erase_if(anonymous.headers, [](const auto& field) { return field.first == "authorization"; });
+    return handle(anonymous);
+  }
   auto target = parse_request_target(request.target);
   if (!target) {
     return error_response(target.error());
@@ -427,18 +491,26 @@ HubExpected<HttpResponse> HubRouter::sign_in(handlers::Context& ctx) {
   if (request.method != "POST") {
     return wrong_method(request);
   }
-  if (!m_login_throttle.allowed(request.peer)) {
-    return web::login_page(true, 429);
-  }
   // A form body is a query string: the target parser decodes it the same way.
   const auto form = parse_request_target("/?" + std::string(request.body));
   std::string token;
+  std::string form_token;
   if (form) {
     for (const auto& [name, value] : form->query) {
       if (name == "token") {
         token = value;
+      } else if (name == web::k_form_field) {
+        form_token = value;
       }
     }
+  }
+  // Another site's page posting its own token would sign this browser in as that token's
+  // holder (login CSRF): only the form this server gave this browser counts.
+  if (!web::from_own_form(request, form_token)) {
+    return web::login_page(true, 403);
+  }
+  if (!m_login_throttle.allowed(request.peer)) {
+    return web::login_page(true, 429);
   }
   // The same check as the Authorization header's, against the token file in force.
   if (token.empty() || !ctx.settings.tokens.contains(token)) {

@@ -50,8 +50,10 @@ class HubRouter {
 
   // Reads config.toml (and the token file, when there is one) again: with `if_changed` only
   // when either file's stamp (mtime, size, inode, existence) moved since the last read; with
-  // `always` regardless (SIGHUP). A file that fails to read leaves the settings in force and
-  // the error says why. True when the settings were replaced.
+  // `always` regardless (SIGHUP). Each file is read on its own: a missing, empty or
+  // comment-only token file means no token (nobody may write); a file that exists and fails
+  // to read or parse leaves its part of the settings in force, and the error says which and
+  // why. True when the settings were replaced.
   enum class Reload { if_changed, always };
   util::Expected<bool> reload(Reload when);
 
@@ -62,6 +64,9 @@ class HubRouter {
 
  private:
   void reload_if_due();
+  // Counts a wrong bearer token against the client's address; 429 for a write from an address
+  // past the limit (5 in a minute, as sign-ins: guessing a token costs a minute per five).
+  HubExpected<void> screen_bearer(const HttpRequest& head, const ServerSettings& settings);
   HubExpected<HttpResponse> sign_in(handlers::Context& ctx);
 
   mutable std::mutex m_settings_mutex;
@@ -72,6 +77,7 @@ class HubRouter {
   std::function<void(const std::string&)> m_log;
   std::atomic<std::int64_t> m_next_check{0};  // steady_clock ticks
   RepositoryStore m_store;
+  LoginThrottle m_bearer_throttle;  // wrong `Authorization: Bearer` tokens per address
   SessionStore m_sessions;
   LoginThrottle m_login_throttle;
   UrlSigner m_signer;  // the LFS URLs' key: new each start, so a restart voids them

@@ -9,7 +9,8 @@
 
 namespace kernelhub::server {
 
-// Failed sign-ins (`POST /login`) per client address: after `max_failures` within `window`
+// Failed authentications per client address, kept apart for sign-ins (`POST /login`) and
+// for bearer tokens (`Authorization: Bearer`, HubRouter::screen_bearer): after `max_failures` within `window`
 // of the first, the address is refused until that window has passed, without the token being
 // checked, so guessing costs a minute per few tries. Refusing instead of sleeping holds no
 // server thread. Thread-safe.

@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
@@ -13,25 +15,42 @@
 namespace kernelhub::server {
 
 util::Expected<std::set<std::string>> read_token_file(const std::filesystem::path& path) {
+  // No file (or a link to none, as a removed mounted secret leaves): nobody may write. A file
+  // that is there and cannot be read is an error below.
+  std::error_code ec;
+  if (std::filesystem::status(path, ec).type() == std::filesystem::file_type::not_found) {
+    return std::set<std::string>{};
+  }
   const std::string text = KH_TRY(util::read_file(path));
   std::set<std::string> tokens;
   std::size_t start = 0;
+  std::size_t number = 0;
   while (start < text.size()) {
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) {
       end = text.size();
     }
-    std::string line = text.substr(start, end - start);
+    const std::string line = text.substr(start, end - start);
     start = end + 1;
+    ++number;
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') {
       continue;
     }
     const auto last = line.find_last_not_of(" \t\r");
-    tokens.insert(line.substr(first, last - first + 1));
-  }
-  if (tokens.empty()) {
-    return util::fail(fmt::format("token file \"{}\" holds no token", path.string()));
+    const std::string token = line.substr(first, last - first + 1);
+    // A token travels in an Authorization header: a blank or a control character in one is a
+    // damaged file (two tokens on a line, a binary file), never a token a client can send.
+    const auto bad = std::find_if(token.begin(), token.end(), [](unsigned char c) {
+      return c <= 0x20 || c >= 0x7f;
+    });
+    if (bad != token.end()) {
+      return util::fail(fmt::format("{}:{}: a token is printable ASCII without blanks; this line "
+                                    "has byte 0x{:02x} at column {}",
+                                    path.string(), number, static_cast<unsigned char>(*bad),
+                                    first + static_cast<std::size_t>(bad - token.begin()) + 1));
+    }
+    tokens.insert(token);
   }
   return tokens;
 }
@@ -188,9 +207,6 @@ util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
   settings.storage = config.storage;
-  if (!base.token_file.empty()) {
-    settings.tokens = KH_TRY(read_token_file(base.token_file));
-  }
   return settings;
 }
 

@@ -90,7 +90,10 @@ struct ServerSettings {
   std::chrono::seconds session_lifetime{std::chrono::hours(12)};
 };
 
-// One token a line; blank lines and lines starting with `#` are skipped.
+// One token a line; blank lines and lines starting with `#` are skipped. A missing file, an
+// empty one or one of comments only gives no token: nobody may write (issue 20 item 4: emptying
+// or deleting the file is how every token is revoked). An error only for a file that exists
+// and cannot be read, or a line that is no token (a blank or a control character inside).
 util::Expected<std::set<std::string>> read_token_file(const std::filesystem::path& path);
 
 // What tells one version of a settings file from the next without reading it: any change
@@ -113,8 +116,9 @@ struct ConfigFile {
 };
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root);
 
-// `base` with its organizations read again from `<root>/config.toml` and, when it has a token
-// file, its tokens from that file; `base` is left alone when either fails.
+// `base` with its organizations and keys read again from `<root>/config.toml`; an error, and
+// `base` left alone, when it fails. The token file is read on its own (read_token_file), so
+// a broken config.toml never keeps a revoked token valid.
 util::Expected<ServerSettings> reread_settings(const ServerSettings& base);
 
 }  // namespace kernelhub::server

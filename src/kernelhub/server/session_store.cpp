@@ -7,8 +7,6 @@
 
 namespace kernelhub::server {
 
-namespace {
-
 // 256 bits from the kernel's generator (std::random_device reads getrandom on Linux): an id
 // nobody can guess, and one that says nothing about the token.
 std::string random_id() {
@@ -23,8 +21,6 @@ std::string random_id() {
   }
   return id;
 }
-
-}  // namespace
 
 SessionStore::SessionStore(std::chrono::seconds lifetime, std::size_t max_sessions)
     : m_lifetime(lifetime), m_max_sessions(max_sessions) {}

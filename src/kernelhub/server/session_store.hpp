@@ -10,6 +10,10 @@
 
 namespace kernelhub::server {
 
+// 64 hex digits of 256 bits from the kernel's generator: ids nobody can guess (sessions, the
+// sign-in form's token).
+std::string random_id();
+
 // Browser sign-ins (`/login`): an opaque random id, sent as a cookie, mapped here to the
 // token it was opened with. The token never leaves the server, and the sessions live in
 // memory only, so a restart signs everyone out. Thread-safe.

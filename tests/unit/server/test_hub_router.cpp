@@ -476,3 +476,132 @@ TEST_F(HubRouterTest, CreatePrCommitOpensARefThatMergesIntoItsBranch) {
 }
 
 }  // namespace kernelhub::server
+
+namespace kernelhub::server {
+
+namespace {
+
+HttpRequest request_from(std::string method, std::string target, std::string_view token,
+                         std::string peer = "127.0.0.9") {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  request.base_url = "http://127.0.0.1:9";
+  request.peer = std::move(peer);
+  if (!token.empty()) {
+    request.headers.emplace_back("authorization", "Bearer " + std::string(token));
+  }
+  return request;
+}
+
+// What the transport does: admit, then handle.
+HttpResponse serve_one(HubRouter& router, const HttpRequest& request) {
+  const auto plan = router.admit(request);
+  return plan ? router.handle(request) : error_response(plan.error());
+}
+
+}  // namespace
+
+// Issue 20 item 4.
+TEST_F(HubRouterTest, EmptyingOrDeletingTheTokenFileRevokesEveryToken) {
+  const auto file = std::filesystem::current_path() / "tokens";
+  std::ofstream(file) << k_token << "\n";
+  ServerSettings settings = make_settings();
+  settings.token_file = file;
+  HubRouter router(settings);
+  const auto create = request_from("POST", "/api/repos/create", k_token);
+  HttpRequest private_create = create;
+  const std::string body = R"({"name": "s", "organization": "org", "private": true})";
+  private_create.body = body;
+  ASSERT_EQ(router.handle(private_create).status, 200);
+  const auto read = request_from("GET", "/api/models/org/s", k_token);
+  ASSERT_EQ(router.handle(read).status, 200);
+  for (const std::string content : {"", "# nobody\n\n"}) {
+    std::ofstream(file) << content;
+    ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+    EXPECT_EQ(router.handle(read).status, 404) << content;
+    EXPECT_EQ(router.handle(private_create).status, 403) << content;
+    std::ofstream(file) << k_token << "\n";
+    ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+    EXPECT_EQ(router.handle(read).status, 200);
+  }
+  std::filesystem::remove(file);
+  ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+  EXPECT_EQ(router.handle(read).status, 404);
+  // A file that is there but is no list of tokens keeps the previous ones, and says so.
+  std::ofstream(file) << k_token << "\n";
+  ASSERT_TRUE(router.reload(HubRouter::Reload::always));
+  std::ofstream(file) << "two tokens\n";
+  const auto damaged = router.reload(HubRouter::Reload::always);
+  ASSERT_FALSE(damaged);
+  EXPECT_NE(damaged.error().message.find("the 1 token(s) read before stay valid"),
+            std::string::npos)
+      << damaged.error().message;
+  EXPECT_EQ(router.handle(read).status, 200);
+}
+
+// Issue 20 item 7: bearer tokens are throttled per address, as sign-ins are.
+TEST_F(HubRouterTest, WrongBearerTokensGetTheirAddressThrottled) {
+  ASSERT_EQ(send("POST", "/api/repos/create",
+                 R"({"name": "secret", "organization": "org", "private": true})")
+                .status,
+            200);
+  for (int guess = 0; guess < 5; ++guess) {
+    EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/models/org/secret", "guess")).status,
+              404);
+  }
+  // The right token is not even looked at now: writes 429 before their body, private
+  // repositories hidden as from anyone, public reads served as anonymous ones.
+  const auto write = m_router.admit(request_from("POST", "/api/repos/create", k_token));
+  ASSERT_FALSE(write);
+  EXPECT_EQ(write.error().status, 429);
+  EXPECT_EQ(m_router.handle(request_from("POST", "/api/repos/create", k_token)).status, 429);
+  EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/models/org/secret", k_token)).status,
+            404);
+  EXPECT_EQ(serve_one(m_router, request_from("GET", "/api/organizations/org/overview", k_token))
+                .status,
+            200);
+  // Another address is not concerned.
+  EXPECT_EQ(
+      serve_one(m_router, request_from("GET", "/api/models/org/secret", k_token, "10.0.0.2"))
+          .status,
+      200);
+}
+
+// Issue 20 item 7: login CSRF.
+TEST_F(HubRouterTest, OnlyThisServersSignInFormSignsIn) {
+  const HttpResponse form = send("GET", "/login", "", false);
+  ASSERT_EQ(form.status, 200);
+  const std::string cookie = header(form, "Set-Cookie");
+  ASSERT_TRUE(cookie.starts_with("kernelhub_login=")) << cookie;
+  EXPECT_NE(cookie.find("SameSite=Strict"), std::string::npos);
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
+  const std::string value = cookie.substr(16, 64);
+  EXPECT_NE(form.body.find("name=\"form\" value=\"" + value + "\""), std::string::npos);
+
+  const auto post = [&](const std::string& body, std::vector<std::pair<std::string, std::string>>
+                                                     headers) {
+    headers.emplace_back("host", "127.0.0.1:9");
+    return send("POST", "/login", body, false, headers);
+  };
+  const std::string fields = std::string("token=") + k_token + "&form=" + value;
+  // Without the cookie, with another form's, without the field, from another origin: 403.
+  EXPECT_EQ(post(fields, {}).status, 403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + std::string(64, 'a')}}).status, 403);
+  EXPECT_EQ(post(std::string("token=") + k_token, {{"cookie", "kernelhub_login=" + value}}).status,
+            403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value},
+                          {"origin", "http://evil.example"}})
+                .status,
+            403);
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value}, {"origin", "null"}}).status,
+            403);
+  // The form it gave, posted from its own origin (or with no Origin at all): signed in.
+  const HttpResponse in = post(fields, {{"cookie", "x=1; kernelhub_login=" + value},
+                                        {"origin", "https://127.0.0.1:9"}});
+  EXPECT_EQ(in.status, 303);
+  EXPECT_TRUE(header(in, "Set-Cookie").starts_with("kernelhub_session=")) << header(in, "Set-Cookie");
+  EXPECT_EQ(post(fields, {{"cookie", "kernelhub_login=" + value}}).status, 303);
+}
+
+}  // namespace kernelhub::server

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -92,6 +93,34 @@ TEST(ServerSettings, AKeyThatDoesNotLoadFailsTheConfigWithItsLocation) {
 
   std::ofstream(root / "config.toml") << "[signing]\ntrusted-keys = \"keys/team.pub\"\n";
   EXPECT_FALSE(read_config_file(root));
+}
+
+// Issue 20 item 4: emptying or deleting the token file is how an operator revokes every token.
+TEST(ServerSettings, AnEmptyCommentOnlyOrMissingTokenFileHoldsNoToken) {
+  const auto file = std::filesystem::current_path() / "tokens";
+  EXPECT_EQ(read_token_file(file).value(), std::set<std::string>{});  // missing
+  std::ofstream(file) << "";
+  EXPECT_EQ(read_token_file(file).value(), std::set<std::string>{});
+  std::ofstream(file) << "# revoked: all of them\n\n   \n";
+  EXPECT_EQ(read_token_file(file).value(), std::set<std::string>{});
+  std::ofstream(file) << "# the team\n  kh-one \r\nkh-two\n";
+  EXPECT_EQ(read_token_file(file).value(), (std::set<std::string>{"kh-one", "kh-two"}));
+}
+
+TEST(ServerSettings, ATokenFileThatIsNoListOfTokensIsAnErrorWithItsLine) {
+  const auto file = std::filesystem::current_path() / "tokens";
+  std::ofstream(file) << "kh-one\nkh-two kh-three\n";
+  const auto spaced = read_token_file(file);
+  ASSERT_FALSE(spaced);
+  EXPECT_EQ(spaced.error().message,
+            file.string() + ":2: a token is printable ASCII without blanks; this line has byte "
+                            "0x20 at column 7");
+  std::ofstream(file) << std::string("kh-\0one\n", 8);
+  EXPECT_FALSE(read_token_file(file));
+  // A folder where the file should be cannot be read: an error, not "no token".
+  std::filesystem::remove(file);
+  std::filesystem::create_directory(file);
+  EXPECT_FALSE(read_token_file(file));
 }
 
 }  // namespace kernelhub::server

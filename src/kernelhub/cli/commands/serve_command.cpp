@@ -56,8 +56,15 @@ void run_serve(const ServeOptions& options) {
   settings.session_lifetime = std::chrono::hours(options.session_hours);
   if (!options.token_file.empty()) {
     settings.token_file = std::filesystem::absolute(options.token_file);
+    // Missing at start is a mistyped path; going missing later revokes every token.
+    if (!std::filesystem::exists(settings.token_file, ec)) {
+      throw util::FatalError(fmt::format("token file \"{}\" does not exist", options.token_file));
+    }
     settings.tokens = value_or_fatal(server::read_token_file(options.token_file));
   }
+  const char* read_only = options.token_file.empty() ? " (read-only: no --token-file)"
+                          : settings.tokens.empty()  ? " (read-only: the token file holds no token)"
+                                                     : "";
   auto config = value_or_fatal(server::read_config_file(settings.root));
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
@@ -67,7 +74,7 @@ void run_serve(const ServeOptions& options) {
     std::fprintf(stdout, "%s\n", url.c_str());
     std::fflush(stdout);
     std::fprintf(stderr, "kernelhub: serving %s on %s%s\n", options.root.c_str(), url.c_str(),
-                 options.token_file.empty() ? " (read-only: no --token-file)" : "");
+                 read_only);
   };
   const auto log = [](const std::string& message) {
     std::fprintf(stderr, "kernelhub: serve: %s\n", message.c_str());
@@ -87,14 +94,16 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
                   "folder of the repositories (<models|datasets|kernels>/<ns>/<name>.git) and "
                   "config.toml; created when missing. config.toml is read again on SIGHUP and "
                   "when its mtime or size changes (checked at most once a second); leftovers "
-                  "of a killed run (objects/tmp_object_git2_*) are removed at start")
+                  "of a killed run (objects/tmp_object_git2_*) are removed at start. One "
+                  "server per root: a second one refuses to start")
       ->required();
   sub->add_option("--host", options->host, "address to listen on")->capture_default_str();
   sub->add_option("--port", options->port, "port to listen on; 0 picks a free one")
       ->capture_default_str();
   sub->add_option("--token-file", options->token_file,
                   "file of bearer tokens, one a line, that may write (read again like "
-                  "config.toml); without it the server is read-only");
+                  "config.toml); without it, or while it is empty or missing, the server is "
+                  "read-only");
   sub->add_option("--max-body-mib", options->max_body_mib,
                   "largest commit body accepted, in MiB (larger ones get 413 before they are "
                   "read; other bodies are small JSON, capped at 16 MiB)")

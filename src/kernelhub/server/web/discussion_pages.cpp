@@ -19,6 +19,10 @@ namespace {
 
 using nlohmann::json;
 
+// A discussion page shows this many events (comments of up to 64 KiB each, status changes),
+// so its size is bounded however long the discussion grows.
+constexpr std::size_t k_max_events_shown = 200;
+
 std::string text_of(const json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -56,9 +60,17 @@ std::string events_html(const RepoView& view, const json& discussion,
   }
   const LinkBases bases{fmt::format("{}/blob/{}", view.base, url_part(head_rev)),
                         fmt::format("{}/resolve/{}", view.base, url_part(head_rev))};
+  PageMarkdown texts;
+  std::size_t shown = 0;
   for (const auto& event : *events) {
     if (!event.is_object()) {
       continue;
+    }
+    if (shown++ == k_max_events_shown) {
+      html += fmt::format("<li class=\"muted\" id=\"events-truncated\">Only the first {} of "
+                          "{} events are shown.</li>\n",
+                          k_max_events_shown, events->size());
+      break;
     }
     const std::string type = text_of(event, "type");
     const json data = event.value("data", json::object());
@@ -69,8 +81,7 @@ std::string events_html(const RepoView& view, const json& discussion,
       what = data.value("hidden", false)
                  ? "<p class=\"muted\">This comment is hidden.</p>"
                  : "<div class=\"comment\">" +
-                       render_markdown(text_of(data.value("latest", json::object()), "raw"),
-                                       bases) +
+                       texts.html(text_of(data.value("latest", json::object()), "raw"), bases) +
                        "</div>";
     } else if (type == "commit") {
       const std::string oid = text_of(data, "oid");

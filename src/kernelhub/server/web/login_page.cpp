@@ -3,33 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/server/session_store.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
 
 namespace kernelhub::server::web {
 
-HttpResponse login_page(bool failed, int status) {
-  // No detail on a failure: whether the token is unknown, revoked or the server read-only is
-  // nothing a stranger needs to learn.
-  std::string error;
-  if (status == 429) {
-    error = "<p class=\"error\" id=\"login-error\">Too many failed sign-ins from this "
-            "address: try again in a minute.</p>\n";
-  } else if (failed) {
-    error = "<p class=\"error\" id=\"login-error\">That token was not accepted.</p>\n";
-  }
-  const std::string body = fmt::format(
-      "<h1>Sign in</h1>\n{}"
-      "<p class=\"muted\">A token from the server's token file lets this browser see private "
-      "repositories. Pages only: uploads and the API still need the token in an "
-      "Authorization header.</p>\n"
-      "<form method=\"post\" action=\"/login\" id=\"login\">"
-      "<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" "
-      "required></label> <button type=\"submit\">Sign in</button></form>\n",
-      error);
-  return html_response(page_html({"Sign in", {}, body}), status);
-}
+namespace {
 
-std::optional<std::string> session_cookie(const HttpRequest& request) {
+std::optional<std::string> cookie_value(const HttpRequest& request, std::string_view wanted) {
   for (const auto& [name, value] : request.headers) {
     if (name != "cookie") {
       continue;
@@ -43,12 +24,78 @@ std::optional<std::string> session_cookie(const HttpRequest& request) {
         pair.remove_prefix(1);
       }
       const auto eq = pair.find('=');
-      if (eq != std::string_view::npos && pair.substr(0, eq) == k_session_cookie) {
+      if (eq != std::string_view::npos && pair.substr(0, eq) == wanted) {
         return std::string(pair.substr(eq + 1));
       }
     }
   }
   return std::nullopt;
+}
+
+// Compares every byte, so the time taken says nothing about how much of a guess was right.
+bool same_secret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  unsigned char differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    differ |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return differ == 0;
+}
+
+}  // namespace
+
+HttpResponse login_page(bool failed, int status) {
+  // No detail on a failure: whether the token is unknown, revoked or the server read-only is
+  // nothing a stranger needs to learn.
+  std::string error;
+  if (status == 429) {
+    error = "<p class=\"error\" id=\"login-error\">Too many failed sign-ins from this "
+            "address: try again in a minute.</p>\n";
+  } else if (status == 403) {
+    error = "<p class=\"error\" id=\"login-error\">That sign-in did not come from this "
+            "server's form (or the form was too old): nothing was signed in. Sign in "
+            "here.</p>\n";
+  } else if (failed) {
+    error = "<p class=\"error\" id=\"login-error\">That token was not accepted.</p>\n";
+  }
+  const std::string form_token = random_id();
+  const std::string body = fmt::format(
+      "<h1>Sign in</h1>\n{}"
+      "<p class=\"muted\">A token from the server's token file lets this browser see private "
+      "repositories. Pages only: uploads and the API still need the token in an "
+      "Authorization header.</p>\n"
+      "<form method=\"post\" action=\"/login\" id=\"login\">"
+      "<input type=\"hidden\" name=\"{}\" value=\"{}\">"
+      "<label>Token <input type=\"password\" name=\"token\" autocomplete=\"current-password\" "
+      "required></label> <button type=\"submit\">Sign in</button></form>\n",
+      error, k_form_field, form_token);
+  HttpResponse response = html_response(page_html({"Sign in", {}, body}), status);
+  response.set_header("Cache-Control", "no-store");
+  // Sent back only to /login, only by this site's own pages; an hour to fill in the form.
+  response.set_header("Set-Cookie", fmt::format("{}={}; Max-Age=3600; Path=/login; HttpOnly; "
+                                                "SameSite=Strict",
+                                                k_login_cookie, form_token));
+  return response;
+}
+
+bool from_own_form(const HttpRequest& request, std::string_view form_token) {
+  const auto cookie = cookie_value(request, k_login_cookie);
+  if (!cookie || cookie->size() != 64 || !same_secret(*cookie, form_token)) {
+    return false;
+  }
+  const auto origin = request.header("origin");
+  if (!origin) {
+    return true;  // older browsers send none with a same-origin post; the token decides
+  }
+  const auto host = request.header("host");
+  const auto scheme_end = origin->find("://");
+  return host && scheme_end != std::string::npos && origin->substr(scheme_end + 3) == *host;
+}
+
+std::optional<std::string> session_cookie(const HttpRequest& request) {
+  return cookie_value(request, k_session_cookie);
 }
 
 HttpResponse session_redirect(const std::string& session_id, std::chrono::seconds lifetime) {

@@ -128,8 +128,13 @@ std::string card_html(const RepoView& view, const std::string& commit,
   }
   const LinkBases bases{fmt::format("{}/blob/{}", view.base, rev),
                         fmt::format("{}/resolve/{}", view.base, rev)};
-  return "<article class=\"card\" id=\"card\">\n" +
-         render_markdown(std::string_view(file->data, file->size), bases) + "</article>\n";
+  const auto rendered = page_markdown(std::string_view(file->data, file->size), bases);
+  if (!rendered->refusal.empty()) {
+    return fmt::format("<p class=\"muted\" id=\"markdown-refused\">The card is not rendered: {}. "
+                       "<a href=\"{}/blob/{}/README.md\">Read it as a file</a>.</p>\n",
+                       escape(rendered->refusal), escape(view.base), escape(rev));
+  }
+  return "<article class=\"card\" id=\"card\">\n" + rendered->html + "</article>\n";
 }
 
 std::string kernel_revision_html(const RepoView& view, const std::string& commit,

@@ -259,9 +259,17 @@ HubExpected<HttpResponse> blob_page(handlers::Context& ctx, const RepoId& id,
       const std::string rev = url_part(at.revision);
       const LinkBases bases{fmt::format("{}/blob/{}{}", view.base, rev, folder),
                             fmt::format("{}/resolve/{}{}", view.base, rev, folder)};
-      body += "<article class=\"card\" id=\"file-markdown\">\n" +
-              render_markdown(bytes, bases) + "</article>\n<details><summary>Source</summary>\n" +
-              source + "</details>\n";
+      const auto rendered = page_markdown(bytes, bases);
+      if (rendered->refusal.empty()) {
+        body += "<article class=\"card\" id=\"file-markdown\">\n" + rendered->html +
+                "</article>\n<details><summary>Source</summary>\n" + source + "</details>\n";
+      } else {
+        // Past the renderer's bounds (markdown.hpp) the file is still shown, as text.
+        body += fmt::format("<p class=\"muted\" id=\"markdown-refused\">Shown as text, not "
+                            "rendered: {}.</p>\n",
+                            escape(rendered->refusal)) +
+                source;
+      }
     } else {
       body += source;
     }
