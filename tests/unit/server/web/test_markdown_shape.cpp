@@ -2,6 +2,7 @@
 // The pre-parse bounds: never below what cmark-gfm can build from the text.
 #include <kernelhub/server/web/markdown_shape.hpp>
 
+#include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -61,7 +62,7 @@ TEST(MarkdownShape, EmptyAndHugeCountsDoNotOverflow) {
   EXPECT_EQ(measure_markdown("").table_cells, 0u);
   EXPECT_EQ(measure_markdown("").nesting_work, 0u);
   const MarkdownShape shape = measure_markdown("|" + repeat("-|", 100000) + "\n" + repeat("x\n", 100000));
-  EXPECT_EQ(shape.table_cells, 100000u * 100001u);
+  EXPECT_EQ(shape.table_cells, std::uint64_t{100000} * 100001u);
 }
 
 }  // namespace
