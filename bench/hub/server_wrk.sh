@@ -25,6 +25,10 @@ trap cleanup EXIT
 # A 4 KiB file, committed through the server's own API.
 head -c 4096 /dev/urandom > "$work/small.bin"
 echo bench-token > "$work/tokens"
+# The bench measures the server's own git read path: a binary would have to come through LFS
+# (and its resolve is a redirect), so this hub stores every file in git.
+mkdir -p "$work/root"
+printf '[storage]\nlfs-threshold = false\n' > "$work/root/config.toml"
 "$kernelhub" serve --root "$work/root" --port 0 --token-file "$work/tokens" --threads ${KH_THREADS:-64} \
   > "$work/url" 2>"$work/serve.log" &
 server_pid=$!

@@ -103,6 +103,7 @@ class TreePageReader final : public nlohmann::json_sax<Json> {
     }
     if (m_depth == 1) {
       m_entry = TreeEntry{};
+      m_entry.kind = TreeEntry::Kind::directory;  // anything but "type": "file", absent included
       m_has_path = false;
       m_has_oid = false;
       m_lfs.reset();
