@@ -96,6 +96,19 @@ def cache_blob_names(home: Path, repo: str) -> set:
     return {p.name for p in blobs.iterdir()} if blobs.exists() else set()
 
 
+def publish_with_huggingface_hub(server, home: Path, kernel: Path):
+    """huggingface_hub's upload_folder of the kernel's build/ to org/relu, branched as v1."""
+    run_client(server, home, f"""
+        from huggingface_hub import HfApi
+        api = HfApi()
+        api.create_repo("org/relu", repo_type="kernel")
+        api.upload_folder(repo_id="org/relu", repo_type="kernel",
+                          folder_path={str(kernel / "build")!r}, path_in_repo="build",
+                          ignore_patterns=".kernelhub/**")
+        api.create_branch("org/relu", repo_type="kernel", branch="v1")
+    """)
+
+
 @pytest.fixture
 def lfs_hub(kernelhub_bin, tmp_path):
     server = start_hub_server(kernelhub_bin, tmp_path, CONFIG)
@@ -108,15 +121,7 @@ def test_huggingface_hub_upload_goes_through_lfs_and_both_loaders_load(
     variant = variant_of(padded_kernel)
     sizes = {p.name: p.stat().st_size for p in variant.glob("*.so")}
     assert sorted(sizes.values()) == [SMALL, BIG]
-    run_client(lfs_hub, tmp_path / "up", f"""
-        from huggingface_hub import HfApi
-        api = HfApi()
-        api.create_repo("org/relu", repo_type="kernel")
-        api.upload_folder(repo_id="org/relu", repo_type="kernel",
-                          folder_path={str(padded_kernel / "build")!r}, path_in_repo="build",
-                          ignore_patterns=".kernelhub/**")
-        api.create_branch("org/relu", repo_type="kernel", branch="v1")
-    """)
+    publish_with_huggingface_hub(lfs_hub, tmp_path / "up", padded_kernel)
     oids = {sha256(p) for p in variant.glob("*.so")}
     assert oids <= stored_objects(lfs_hub, "org/relu")
     # The tree holds pointers: each .so is listed with lfs {oid, size, pointerSize}.
@@ -197,14 +202,7 @@ def test_with_hf_xet_enabled_the_upload_fails_saying_how_to_use_lfs(lfs_hub, pad
 @pytest.mark.skipif(shutil.which("git-lfs") is None, reason="needs git-lfs (Debian's git-lfs)")
 def test_git_clone_shows_pointers_and_git_lfs_pull_fetches_the_bytes(lfs_hub, padded_kernel,
                                                                      tmp_path):
-    run_client(lfs_hub, tmp_path / "up", f"""
-        from huggingface_hub import HfApi
-        api = HfApi()
-        api.create_repo("org/relu", repo_type="kernel")
-        api.upload_folder(repo_id="org/relu", repo_type="kernel",
-                          folder_path={str(padded_kernel / "build")!r}, path_in_repo="build",
-                          ignore_patterns=".kernelhub/**")
-    """)
+    publish_with_huggingface_hub(lfs_hub, tmp_path / "up", padded_kernel)
     home = tmp_path / "git-home"
     home.mkdir()
     env = dict(os.environ, HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0",

@@ -21,6 +21,7 @@
 
 #include <kernelhub/server/git_http.hpp>
 #include <kernelhub/server/handlers.hpp>
+#include <kernelhub/util/unique_fd.hpp>
 
 extern char** environ;
 
@@ -31,18 +32,7 @@ namespace {
 // A request body inflated from gzip (git compresses large negotiations) may not grow past this.
 constexpr std::size_t k_max_inflated_body = std::size_t{64} << 20;
 
-struct Descriptor {
-  int fd = -1;
-  Descriptor() = default;
-  explicit Descriptor(int value) : fd(value) {}
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-};
+using Descriptor = util::UniqueFd;
 
 tl::unexpected<HubError> system_failure(std::string_view what) {
   return hub_fail(500, "", fmt::format("cannot {}: {}", what, std::strerror(errno)));
@@ -52,11 +42,11 @@ tl::unexpected<HubError> system_failure(std::string_view what) {
 HubExpected<std::shared_ptr<Descriptor>> unnamed_file(const Context& ctx) {
   auto file = std::make_shared<Descriptor>(
       ::open(ctx.store.root().c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
-  if (file->fd < 0) {
+  if (!*file) {
     // A file system without O_TMPFILE: a named file, unlinked at once.
     std::string pattern = (ctx.store.root() / ".git-http-XXXXXX").string();
-    file->fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-    if (file->fd < 0) {
+    file->reset(::mkostemp(pattern.data(), O_CLOEXEC));
+    if (!*file) {
       return system_failure("create a temporary file");
     }
     ::unlink(pattern.c_str());
@@ -112,12 +102,12 @@ HubExpected<std::shared_ptr<Descriptor>> run_upload_pack(const Context& ctx,
                                                          bool advertise) {
   const auto in = KH_HUB_TRY(unnamed_file(ctx));
   const auto out = KH_HUB_TRY(unnamed_file(ctx));
-  KH_HUB_TRY(write_all(in->fd, input));
-  ::lseek(in->fd, 0, SEEK_SET);
+  KH_HUB_TRY(write_all(in->get(), input));
+  ::lseek(in->get(), 0, SEEK_SET);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in->fd, STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out->fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, in->get(), STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out->get(), STDOUT_FILENO);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   std::vector<std::string> arguments = {"git", "upload-pack", "--stateless-rpc"};
   if (advertise) {
@@ -156,7 +146,7 @@ HubExpected<std::shared_ptr<Descriptor>> run_upload_pack(const Context& ctx,
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return hub_fail(500, "", "git upload-pack failed");
   }
-  ::lseek(out->fd, 0, SEEK_SET);
+  ::lseek(out->get(), 0, SEEK_SET);
   return out;
 }
 
@@ -168,7 +158,7 @@ std::string pkt_line(std::string_view data) {
 HttpResponse file_response(std::shared_ptr<Descriptor> file, std::string prefix,
                            std::string content_type) {
   struct stat info {};
-  ::fstat(file->fd, &info);
+  ::fstat(file->get(), &info);
   HttpResponse response;
   response.content_type = std::move(content_type);
   response.set_header("Cache-Control", "no-cache");
@@ -183,7 +173,7 @@ HttpResponse file_response(std::shared_ptr<Descriptor> file, std::string prefix,
       return n;
     }
     while (true) {
-      const ssize_t n = ::read(file->fd, out, capacity);
+      const ssize_t n = ::read(file->get(), out, capacity);
       if (n < 0 && errno == EINTR) {
         continue;
       }

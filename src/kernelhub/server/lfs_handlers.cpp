@@ -18,6 +18,7 @@
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_reader.hpp>
+#include <kernelhub/util/unique_fd.hpp>
 
 namespace kernelhub::server::handlers {
 
@@ -225,19 +226,6 @@ json batch_object(const Context& ctx, const RepoId& id, LfsObjectStore& store,
   return entry;
 }
 
-// An open object file, shared by the response's reader until the last byte is sent.
-struct ObjectFile {
-  int fd = -1;
-  ObjectFile() = default;
-  ObjectFile(const ObjectFile&) = delete;
-  ObjectFile& operator=(const ObjectFile&) = delete;
-  ~ObjectFile() {
-    if (fd >= 0) {
-      ::close(fd);
-    }
-  }
-};
-
 }  // namespace
 
 HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id) {
@@ -383,10 +371,11 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
       check_grant(*signer, LfsGrant::Action::download, store_key(id), oid, 0, ctx.target,
                   unix_now()));
   LfsObjectStore store(ctx.store.directory(id));
-  auto file = std::make_shared<ObjectFile>();
-  file->fd = ::open(store.object_path(oid).c_str(), O_RDONLY | O_CLOEXEC);
+  // Shared by the response's reader until the last byte is sent.
+  auto file = std::make_shared<util::UniqueFd>(
+      ::open(store.object_path(oid).c_str(), O_RDONLY | O_CLOEXEC));
   const auto size = store.stored_size(oid);
-  if (file->fd < 0 || size != grant.size) {
+  if (!*file || size != grant.size) {
     return hub_fail(404, "", fmt::format("LFS object {} is not stored here", oid));
   }
   HttpResponse response;
@@ -417,14 +406,14 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
     response.set_header("Content-Range", fmt::format("bytes {}-{}/{}", range.offset,
                                                      range.offset + range.length - 1, *size));
   }
-  ::posix_fadvise(file->fd, static_cast<off_t>(range.offset), static_cast<off_t>(range.length),
+  ::posix_fadvise(file->get(), static_cast<off_t>(range.offset), static_cast<off_t>(range.length),
                   POSIX_FADV_SEQUENTIAL);
   response.stream_size = range.length;
   response.stream_reader = [file, at = range.offset, left = range.length](
                                char* out, std::size_t capacity) mutable -> HubExpected<std::size_t> {
     const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left));
     while (true) {
-      const ssize_t n = ::pread(file->fd, out, wanted, static_cast<off_t>(at));
+      const ssize_t n = ::pread(file->get(), out, wanted, static_cast<off_t>(at));
       if (n < 0 && errno == EINTR) {
         continue;
       }

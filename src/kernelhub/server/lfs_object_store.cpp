@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <kernelhub/util/unique_fd.hpp>
+
 namespace kernelhub::server {
 
 namespace fs = std::filesystem;
@@ -27,22 +29,6 @@ tl::unexpected<HubError> io_failure(std::string_view what, const fs::path& path)
   return hub_fail(500, "", fmt::format("cannot {} LFS file \"{}\": {}", what,
                                        path.filename().string(), std::strerror(errno)));
 }
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : m_fd(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  int get() const { return m_fd; }
-
- private:
-  int m_fd;
-};
 
 struct DigestDeleter {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
@@ -121,7 +107,7 @@ HubExpected<void> check_digest(const FileDigest& got, const LfsPointer& expected
 }  // namespace
 
 HubExpected<FileDigest> sha256_of_file(const fs::path& path) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const util::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     return io_failure("open", path);
   }
@@ -300,7 +286,7 @@ HubExpected<void> LfsObjectStore::complete(const LfsPointer& expected, std::uint
   const fs::path temporary = KH_HUB_TRY(temporary_file());
   std::error_code ec;
   auto joined = [&]() -> HubExpected<FileDigest> {
-    const FileDescriptor out(::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
+    const util::UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC));
     if (out.get() < 0) {
       return io_failure("open", temporary);
     }
@@ -312,7 +298,7 @@ HubExpected<void> LfsObjectStore::complete(const LfsPointer& expected, std::uint
     std::uint64_t total = 0;
     for (const Part& part : parts) {
       const fs::path path = part_path(expected.oid, part.number);
-      const FileDescriptor in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+      const util::UniqueFd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
       if (in.get() < 0) {
         return io_failure("open", path);
       }
