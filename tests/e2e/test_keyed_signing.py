@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -101,10 +102,15 @@ except ImportError as error:
 """
 
 
+def _environment(hub, home: Path) -> dict:
+    # The hub's keys are kept in this user's state folder (XDG_STATE_HOME), never in the cache.
+    return {"HF_ENDPOINT": hub["url"], "HF_HOME": str(home), "HF_HUB_CACHE": str(home / "cache"),
+            "XDG_STATE_HOME": str(home / "state"), "NO_PROXY": "127.0.0.1,localhost"}
+
+
 def _load(hub, name, home: Path, extra="", **env):
     hub["markers"][name].unlink(missing_ok=True)
-    environment = {"HF_ENDPOINT": hub["url"], "HF_HOME": str(home),
-                   "HF_HUB_CACHE": str(home / "cache"), "NO_PROXY": "127.0.0.1,localhost"}
+    environment = _environment(hub, home)
     environment.update(env)
     result = run_python(LOAD.format(repo=f"team/{name}", extra=extra), environment, check=False)
     assert result.returncode == 0, result.stderr
@@ -166,7 +172,42 @@ def test_offline_loads_use_the_cached_keys(keyed_hub, tmp_path):
     assert _load(keyed_hub, "signed", tmp_path / "pinned",
                  KERNELHUB_TRUSTED_KEYS=team_pub) == {"loaded": True}
     refused = _load(keyed_hub, "signed", tmp_path / "pinned", HF_HUB_OFFLINE="1")
-    assert "offline and none cached" in refused["error"]
+    assert "offline and none kept" in refused["error"]
+
+
+def test_offline_keys_are_not_taken_from_the_cache(keyed_hub, kernel_builder, tmp_path):
+    """Issue 20 item 3: whoever can write the cache adds a key of their own to the key list the
+    cache used to keep, and replaces a cached variant with one signed by that key. Offline the
+    loader must still trust only the hub's keys (kept outside the cache), as it does online."""
+    home = tmp_path / "home"
+    assert _load(keyed_hub, "signed", home) == {"loaded": True}
+
+    evil = _keygen(kernel_builder, tmp_path / "evil.pem", "ed25519")
+    forged = tmp_path / "forged"
+    shutil.copytree(keyed_hub["variants"]["signed"].parent.parent, forged)
+    variant = forged / "build" / "torch-cpu"
+    (variant / "__init__.py").write_text((variant / "__init__.py").read_text() + "FORGED = 1\n")
+    subprocess.run([str(kernel_builder), "hash", "--write", str(variant)], check=True,
+                   capture_output=True)
+    subprocess.run([str(kernel_builder), "sign", str(forged), "--key", str(evil)], check=True,
+                   capture_output=True)
+    [cached] = (home / "cache").glob("kernels--team--signed/snapshots/*/build/torch-cpu")
+    for file in variant.iterdir():
+        (cached / file.name).unlink()
+        shutil.copy(file, cached / file.name)  # plain files: no blob to check them against
+    keys = home / "cache" / ".kernelhub" / "trusted-keys"
+    keys.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(keyed_hub["url"].encode()).hexdigest()[:32] + ".pem"
+    team_pub = keyed_hub["team"].with_suffix(".pub").read_text()
+    for pem in {keys / name, *keys.glob("*.pem")}:
+        pem.write_text((pem.read_text() if pem.exists() else team_pub) +
+                       evil.with_suffix(".pub").read_text())
+
+    for env in ({"HF_HUB_OFFLINE": "1"}, {}):
+        refused = _load(keyed_hub, "signed", home, **env)
+        assert refused["loaded"] is False, env
+        assert "which is not a trusted key" in refused["error"]
+    assert list((home / "state" / "kernelhub" / "trusted-keys").glob("*.pem"))
 
 
 def test_the_bundle_is_a_real_keyed_sigstore_bundle(keyed_hub):
@@ -208,7 +249,8 @@ def test_the_bundle_is_a_real_keyed_sigstore_bundle(keyed_hub):
 
 def test_verify_signature_reports_keyed_bundles(keyed_hub, kernelhub_bin, tmp_path):
     env = dict(os.environ, HF_ENDPOINT=keyed_hub["url"], HF_HOME=str(tmp_path / "home"),
-               HF_HUB_CACHE=str(tmp_path / "cache"), NO_PROXY="127.0.0.1,localhost")
+               HF_HUB_CACHE=str(tmp_path / "cache"), XDG_STATE_HOME=str(tmp_path / "state"),
+               NO_PROXY="127.0.0.1,localhost")
 
     def verify(name, *extra):
         return subprocess.run([str(kernelhub_bin), "verify-signature", f"team/{name}",

@@ -144,7 +144,7 @@ def signed_hub(kernel_builder, kernelhub_bin, tmp_path_factory):
 def _load(program, signed_hub, name, home: Path, *keys, **extra_env):
     binary, env = program
     env = dict(env, **signed_hub["env"], HF_HOME=str(home), HF_HUB_CACHE=str(home / "cache"),
-               LD_DEBUG="files", **extra_env)
+               XDG_STATE_HOME=str(home / "state"), LD_DEBUG="files", **extra_env)
     for variable in ("HF_HUB_OFFLINE", "KERNELHUB_TRUSTED_KEYS", "KERNELHUB_REQUIRE_SIGNATURE",
                      "KERNELHUB_SIGSTORE_TRUSTED_ROOT"):
         if variable not in extra_env:
