@@ -6,7 +6,8 @@ against the kernel, checks `verify_<w>`, prints a table, and writes the referenc
 Beyond the reference: the device decides the variant (`backend=` of get_kernel), so a CUDA
 build of torch on a machine without a GPU benchmarks the cpu variant on the cpu; scripts that
 subclass `kernels.benchmark.Benchmark` run unchanged; `--upload` stores the result in the
-kernel's repo on the hub as `benchmarks/<variant>/<device>.json`.
+kernel's repo on the hub as `benchmarks/<variant>/<device>.json`; with
+KERNELHUB_REQUIRE_SIGNATURE a Hub kernel's scripts are refused (no signature covers them).
 
 Run as `python -m kernelhub._benchmark_runner REPO_ID|PATH [options]`; the C++ `kernelhub
 benchmark` starts it that way. Messages go to stderr, `--json` alone to stdout.
@@ -168,6 +169,24 @@ def _fetch_scripts(target: Target) -> Path:
                                   allow_patterns=["benchmarks/*"]))
 
 
+def _refuse_unsigned_scripts(target: Target) -> None:
+    """With signatures required, a Hub kernel's benchmark scripts are not run: a signature
+    covers the files of a build variant, and benchmarks/ is outside every variant, so whoever
+    can write the repository (or the cache) decides what those scripts do."""
+    from . import _kernelhub
+
+    try:
+        required = _kernelhub.signature_required(None)
+    except ValueError as exc:
+        raise BenchmarkError(str(exc)) from exc
+    if required:
+        raise BenchmarkError(
+            f"signatures are required (KERNELHUB_REQUIRE_SIGNATURE), and the benchmark scripts "
+            f"of {target.repo_id}@{target.revision} (benchmarks/*.py) are covered by no "
+            f"signature, so they are not run; benchmark a local checkout you have read, or run "
+            f"this command without KERNELHUB_REQUIRE_SIGNATURE")
+
+
 def _variant_of(kernel) -> str:
     from . import get_loaded_kernels
 
@@ -202,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
 
     from . import get_kernel, get_local_kernel
 
+    if target.local_path is None:
+        _refuse_unsigned_scripts(target)
     print(f"Downloading {target.repo_id}@{target.revision}...", file=sys.stderr)
     root = target.local_path if target.local_path is not None else _fetch_scripts(target)
     scripts = find_scripts(root, target.repo_id)

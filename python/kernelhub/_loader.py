@@ -2,7 +2,9 @@
 """Importing a chosen variant directory under its module name (loader.md §3.1-3.2)."""
 
 
+import importlib.machinery
 import importlib.util
+import os
 import sys
 import threading
 import warnings
@@ -36,6 +38,78 @@ class LoadedKernel:
 
 _lock = threading.RLock()
 _modules: dict[str, ModuleType] = {}
+
+
+# --- imports from source only ------------------------------------------------------------------
+#
+# A variant's digest (and so its signature) covers its sources and libraries but not bytecode:
+# `__pycache__/` and `*.pyc` are skipped, as the reference skips them. Python's own finders
+# prefer a cached .pyc over the source (an unchecked-hash .pyc is used without looking at the
+# source at all), and import a lone `x.pyc` where no `x.py` exists. So the modules of a variant
+# are found by a finder of our own, for every folder inside a loaded variant: it knows
+# extension modules and sources only, compiles each source when it is imported, and writes no
+# bytecode. Anyone who can write the cache can still drop bytecode there; nothing runs it.
+
+
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles the module from its source on every import: never reads bytecode, writes none."""
+
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        return self.source_to_code(self.get_data(path), path)
+
+
+_LOADERS = ((importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+            (_SourceLoader, importlib.machinery.SOURCE_SUFFIXES))
+_variant_roots: set[str] = set()
+
+
+def _inside_variant(path: str) -> bool:
+    return any(path == root or path.startswith(root + os.sep) for root in _variant_roots)
+
+
+class _VariantFinder(importlib.machinery.FileFinder):
+    """A FileFinder without bytecode loaders, which finds nothing in or as a __pycache__."""
+
+    def __init__(self, path: str):
+        super().__init__(path, *_LOADERS)
+        self._in_cache_folder = "__pycache__" in Path(path).parts
+
+    def find_spec(self, fullname, target=None):
+        if self._in_cache_folder or fullname.rpartition(".")[2] == "__pycache__":
+            return None
+        return super().find_spec(fullname, target)
+
+
+def _variant_path_hook(path: str):
+    """Ours for the folders of loaded variants; every other folder is left to the next hook."""
+    absolute = os.path.abspath(path)
+    if _inside_variant(absolute):
+        return _VariantFinder(absolute)
+    raise ImportError("not a folder of a loaded kernel variant")
+
+
+def _claim_variant(*folders: Path) -> None:
+    """Sends imports from `folders` (and below) through _VariantFinder, dropping any finder
+    Python cached for them before."""
+    absolute = {os.path.abspath(folder) for folder in folders}
+    new = (absolute | {os.path.realpath(folder) for folder in absolute}) - _variant_roots
+    if _variant_path_hook not in sys.path_hooks:
+        sys.path_hooks.insert(0, _variant_path_hook)
+    if not new:
+        return
+    _variant_roots.update(new)
+    # Most entries are absolute already: a prefix test first, the normalisation only for a hit
+    # or a relative entry (a load costs no abspath per cached folder).
+    prefixes = tuple(new)
+    for cached in list(sys.path_importer_cache):
+        if not isinstance(cached, str):
+            continue
+        if cached.startswith("/") and not cached.startswith(prefixes):
+            continue
+        if _inside_variant(os.path.abspath(cached)) and \
+                not isinstance(sys.path_importer_cache.get(cached), _VariantFinder):
+            sys.path_importer_cache.pop(cached, None)
 
 
 def validate_dependencies(python_name: str, depends: list[str]) -> None:
@@ -80,8 +154,10 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             validate_dependencies(info["python_name"], metadata.python_depends)
         name = info["module_name"]
         entry = Path(info["entry_file"])
+        _claim_variant(Path(variant_path), entry.parent)
         spec = importlib.util.spec_from_file_location(
-            name, entry, submodule_search_locations=[str(entry.parent)]
+            name, entry, loader=_SourceLoader(name, str(entry)),
+            submodule_search_locations=[str(entry.parent)]
         )
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load spec for {name} from {entry}")

@@ -290,6 +290,35 @@ def test_upload_stores_the_result_under_benchmarks_variant_device(kernelhub_bin,
         [[variant, device[:-len(".json")], workload] for workload in WORKLOADS]
 
 
+def test_required_signatures_refuse_the_hubs_unsigned_scripts(kernelhub_bin, kernel_builder,
+                                                              relu, hub, tmp_path):
+    """Issue 20 item 7: a signature covers a kernel's build variants, not its benchmarks/. With
+    KERNELHUB_REQUIRE_SIGNATURE=1 a Hub kernel whose variant is signed by a trusted key loads,
+    but its benchmark script is refused rather than run."""
+    marker = tmp_path / "script.ran"
+    script = (relu / "benchmarks" / "benchmark.py").read_text()
+    kernel = copy_with_script(relu, tmp_path, f"from pathlib import Path\n"
+                              f"Path({str(marker)!r}).write_text('ran')\n" + script)
+    run([kernel_builder, "keygen", "--output", tmp_path / "team.pem"], check=True)
+    run([kernel_builder, "sign", kernel, "--key", tmp_path / "team.pem"], check=True)
+    env = {"HF_ENDPOINT": hub, "HF_TOKEN": TOKEN, "HF_HOME": str(tmp_path / "home"),
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    run([kernel_builder, "upload", kernel, "--repo-id", "bench/signed", "--branch", "v1",
+         "--python", PYTHON], env=env, check=True)
+    required = dict(env, KERNELHUB_REQUIRE_SIGNATURE="1",
+                    KERNELHUB_TRUSTED_KEYS=str(tmp_path / "team.pub"))
+    result = benchmark(kernelhub_bin, "bench/signed@v1", *FAST, cwd=tmp_path, env=required)
+    assert result.returncode == 1, result.stderr
+    assert ("error: signatures are required (KERNELHUB_REQUIRE_SIGNATURE), and the benchmark "
+            "scripts of bench/signed@v1 (benchmarks/*.py) are covered by no signature, so they "
+            "are not run") in result.stderr
+    assert not marker.exists()
+    # The kernel itself loads under the same settings: the refusal is the script's.
+    loaded = run([PYTHON, "-c", "import kernelhub; kernelhub.get_kernel('bench/signed', "
+                  "version=1, backend='cpu')"], cwd=tmp_path, env=required)
+    assert loaded.returncode == 0, loaded.stderr
+
+
 def test_statistics_match_the_reference_on_the_same_samples():
     """Quartiles, IQR, outliers, mean and std of ours and of the reference's runner over the
     same samples (odd and even counts, ties, one sample, a far outlier)."""

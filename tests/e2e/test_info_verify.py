@@ -297,6 +297,28 @@ def test_verify_local_verdicts_match_reference_digest_step(kernelhub_bin, built,
         assert code == 0 and [v["variant"] for v in report["variants"]] == [variant.name]
 
 
+def test_verify_names_files_the_digest_does_not_cover(kernelhub_bin, built, tmp_path):
+    """Issue 20 item 2: bytecode and links to folders are outside the digest (the reference's
+    digest step finds nothing wrong); verify fails the variant and names each of them."""
+    [variant] = variants_of(built)
+    copy = tmp_path / variant.name
+    shutil.copytree(variant, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "__pycache__").mkdir()
+    (copy / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"bytecode")
+    (tmp_path / "elsewhere").mkdir()
+    (copy / "lib").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    assert reference_verdicts([str(copy)])[str(copy)] == []
+    code, report, ours = our_verdicts(kernelhub_bin, copy)
+    assert ours[str(copy)] == []
+    assert code == 1 and report["ok"] is False
+    assert report["variants"][0]["status"] == "uncovered-files"
+    assert report["variants"][0]["uncovered"] == ["__pycache__/x.cpython-311.pyc", "lib/"]
+    text = sh([kernelhub_bin, "verify", copy]).stdout
+    assert "files match the metadata digest, but the variant holds files it does not cover" in text
+    assert "not covered by the digest: __pycache__/x.cpython-311.pyc (bytecode" in text
+    assert "not covered by the digest: lib/ (a link to a folder" in text
+
+
 def test_verify_reports_a_missing_digest_distinctly(kernelhub_bin, built, tmp_path):
     [variant] = variants_of(built)
     copy = tmp_path / variant.name

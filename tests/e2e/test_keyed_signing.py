@@ -11,7 +11,9 @@ import base64
 import hashlib
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,18 +29,34 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519  # noqa: E402
 TOKEN = "kh-keyed-token"
 
 
-def _variant(folder: Path, name: str, marker: Path) -> Path:
+# The "bytecode" kernel: a signed module that says who it is and imports an optional helper
+# that it does not ship, where a lone helper.pyc would be found.
+BYTECODE_INIT = """
+try:
+    from . import helper
+    HELPER = helper.VALUE
+except ImportError:
+    HELPER = None
+
+
+def hello():
+    return "signed"
+"""
+
+
+def _variant(folder: Path, name: str, marker: Path, extra: str = "") -> Path:
     folder.mkdir(parents=True)
     (folder / "metadata.json").write_text(json.dumps(
         {"id": f"_{name.replace('-', '_')}_cpu_0key", "name": name, "version": 1,
          "license": "apache-2.0", "python-depends": [], "backend": {"type": "cpu"}}))
     (folder / "__init__.py").write_text(
-        f"from pathlib import Path\nPath({str(marker)!r}).write_text('imported')\n")
+        f"from pathlib import Path\nPath({str(marker)!r}).write_text('imported')\n{extra}")
     return folder
 
 
 def _signed(kernel_builder, folder: Path, name: str, marker: Path, key: Path | None) -> Path:
-    variant = _variant(folder / "build" / "torch-cpu", name, marker)
+    extra = BYTECODE_INIT if name == "bytecode" else ""
+    variant = _variant(folder / "build" / "torch-cpu", name, marker, extra)
     subprocess.run([str(kernel_builder), "hash", "--write", str(variant)], check=True,
                    capture_output=True)
     if key is not None:
@@ -76,7 +94,7 @@ def keyed_hub(kernelhub_bin, kernel_builder, tmp_path_factory):
     url = server.stdout.readline().strip()
     markers, variants = {}, {}
     for name, key in (("signed", team), ("other-key", other), ("file-changed", team),
-                      ("metadata-changed", team), ("unsigned", None)):
+                      ("metadata-changed", team), ("unsigned", None), ("bytecode", team)):
         markers[name] = tmp / f"{name}.imported"
         variants[name] = _signed(kernel_builder, tmp / name, name, markers[name], key)
     init = variants["file-changed"] / "__init__.py"
@@ -93,7 +111,7 @@ def keyed_hub(kernelhub_bin, kernel_builder, tmp_path_factory):
 LOAD = """
 import json, sys, kernelhub
 try:
-    kernelhub.get_kernel({repo!r}, version=1, backend="cpu", require_signature=True{extra})
+    kernelhub.get_kernel({repo!r}, version=1, backend="cpu"{extra})
     print(json.dumps({{"loaded": True}}))
 except ImportError as error:
     print(json.dumps({{"loaded": False, "error": str(error),
@@ -101,11 +119,18 @@ except ImportError as error:
 """
 
 
-def _load(hub, name, home: Path, extra="", **env):
+def _environment(hub, home: Path) -> dict:
+    # The hub's keys are kept in this user's state folder (XDG_STATE_HOME), never in the cache.
+    return {"HF_ENDPOINT": hub["url"], "HF_HOME": str(home), "HF_HUB_CACHE": str(home / "cache"),
+            "XDG_STATE_HOME": str(home / "state"), "NO_PROXY": "127.0.0.1,localhost"}
+
+
+def _load(hub, name, home: Path, extra="", required=True, **env):
     hub["markers"][name].unlink(missing_ok=True)
-    environment = {"HF_ENDPOINT": hub["url"], "HF_HOME": str(home),
-                   "HF_HUB_CACHE": str(home / "cache"), "NO_PROXY": "127.0.0.1,localhost"}
+    environment = _environment(hub, home)
     environment.update(env)
+    if required:
+        extra = ", require_signature=True" + extra
     result = run_python(LOAD.format(repo=f"team/{name}", extra=extra), environment, check=False)
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
@@ -113,7 +138,7 @@ def _load(hub, name, home: Path, extra="", **env):
     assert imported == outcome["loaded"], outcome
     if not outcome["loaded"]:
         assert outcome["modules"] == []
-        assert "(signature required)" in outcome["error"]
+        assert "refusing to load kernel variant" in outcome["error"]
     return outcome
 
 
@@ -166,7 +191,127 @@ def test_offline_loads_use_the_cached_keys(keyed_hub, tmp_path):
     assert _load(keyed_hub, "signed", tmp_path / "pinned",
                  KERNELHUB_TRUSTED_KEYS=team_pub) == {"loaded": True}
     refused = _load(keyed_hub, "signed", tmp_path / "pinned", HF_HUB_OFFLINE="1")
-    assert "offline and none cached" in refused["error"]
+    assert "offline and none kept" in refused["error"]
+
+
+def test_offline_keys_are_not_taken_from_the_cache(keyed_hub, kernel_builder, tmp_path):
+    """Issue 20 item 3: whoever can write the cache adds a key of their own to the key list the
+    cache used to keep, and replaces a cached variant with one signed by that key. Offline the
+    loader must still trust only the hub's keys (kept outside the cache), as it does online."""
+    home = tmp_path / "home"
+    assert _load(keyed_hub, "signed", home) == {"loaded": True}
+
+    evil = _keygen(kernel_builder, tmp_path / "evil.pem", "ed25519")
+    forged = tmp_path / "forged"
+    shutil.copytree(keyed_hub["variants"]["signed"].parent.parent, forged)
+    variant = forged / "build" / "torch-cpu"
+    (variant / "__init__.py").write_text((variant / "__init__.py").read_text() + "FORGED = 1\n")
+    subprocess.run([str(kernel_builder), "hash", "--write", str(variant)], check=True,
+                   capture_output=True)
+    subprocess.run([str(kernel_builder), "sign", str(forged), "--key", str(evil)], check=True,
+                   capture_output=True)
+    [cached] = (home / "cache").glob("kernels--team--signed/snapshots/*/build/torch-cpu")
+    for file in variant.iterdir():
+        (cached / file.name).unlink()
+        shutil.copy(file, cached / file.name)  # plain files: no blob to check them against
+    keys = home / "cache" / ".kernelhub" / "trusted-keys"
+    keys.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(keyed_hub["url"].encode()).hexdigest()[:32] + ".pem"
+    team_pub = keyed_hub["team"].with_suffix(".pub").read_text()
+    for pem in {keys / name, *keys.glob("*.pem")}:
+        pem.write_text((pem.read_text() if pem.exists() else team_pub) +
+                       evil.with_suffix(".pub").read_text())
+
+    for env in ({"HF_HUB_OFFLINE": "1"}, {}):
+        refused = _load(keyed_hub, "signed", home, **env)
+        assert refused["loaded"] is False, env
+        assert "which is not a trusted key" in refused["error"]
+    assert list((home / "state" / "kernelhub" / "trusted-keys").glob("*.pem"))
+
+
+def test_bytecode_in_the_cache_never_runs(keyed_hub, kernelhub_bin, tmp_path):
+    """Issue 20 item 2: the digest skips __pycache__/ and *.pyc, so bytecode dropped into the
+    cache is outside what was signed. An unchecked-hash .pyc beside the signed __init__.py, and a
+    lone helper.pyc where the signed code tries an optional import, must not run under
+    require_signature=True; verify-signature names them."""
+    home = tmp_path / "home"
+    assert _load(keyed_hub, "bytecode", home) == {"loaded": True}
+    [cached] = (home / "cache").glob("kernels--team--bytecode/snapshots/*/build/torch-cpu")
+    assert not (cached / "__pycache__").exists()  # the loader writes no bytecode either
+    plant = f"""
+import py_compile, sys
+from pathlib import Path
+variant = Path({str(cached)!r})
+(variant / "__pycache__").mkdir(exist_ok=True)
+evil = Path({str(tmp_path / "evil.py")!r})
+evil.write_text("def hello():\\n    return 'PWNED'\\n")
+py_compile.compile(str(evil), cfile=str(variant / "__pycache__" /
+                   f"__init__.{{sys.implementation.cache_tag}}.pyc"),
+                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+helper = Path({str(tmp_path / "helper.py")!r})
+helper.write_text("VALUE = 'PWNED'\\n")
+py_compile.compile(str(helper), cfile=str(variant / "helper.pyc"))
+"""
+    run_python(plant, {})
+    outcome = run_python(f"""
+import json, kernelhub
+kernel = kernelhub.get_kernel("team/bytecode", version=1, backend="cpu", require_signature=True)
+print(json.dumps([kernel.hello(), kernel.HELPER]))
+""", _environment(keyed_hub, home))
+    assert json.loads(outcome.stdout.strip().splitlines()[-1]) == ["signed", None]
+    assert keyed_hub["markers"]["bytecode"].exists()
+
+    verified = subprocess.run(
+        [str(kernelhub_bin), "verify-signature", str(cached), "--trusted-key",
+         str(keyed_hub["team"].with_suffix(".pub"))],
+        capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    assert verified.returncode == 1, verified.stdout
+    assert "files the signed digest does not cover" in verified.stdout
+    assert f"not covered by the digest: __pycache__/__init__.{sys.implementation.cache_tag}.pyc" \
+        in verified.stdout
+    assert "not covered by the digest: helper.pyc" in verified.stdout
+
+
+def test_a_variant_changed_after_signing_is_refused_on_every_load(keyed_hub, tmp_path):
+    """Issue 20 item 9: the digest in metadata.json is checked on every Hub load, not only when
+    a signature is required: a file changed on the hub after signing is refused by name."""
+    refused = _load(keyed_hub, "file-changed", tmp_path, required=False)
+    assert refused["loaded"] is False
+    assert "kernel integrity check failed\nFile hash mismatch for __init__.py" in refused["error"]
+    assert "(signature required)" not in refused["error"]
+    assert _load(keyed_hub, "signed", tmp_path / "b", required=False) == {"loaded": True}
+
+
+def _variant_row(hub, name: str) -> list[str]:
+    """The cells of the kernel page's row for torch-cpu, as text."""
+    import html
+    import re
+    import urllib.request
+    with urllib.request.urlopen(f"{hub['url']}/kernels/team/{name}", timeout=30) as answer:
+        page = answer.read().decode()
+    row = re.search(r'<tr data-variant="torch-cpu">(.*?)</tr>', page, re.S)
+    assert row, page
+    return [html.unescape(re.sub(r"<[^>]+>", "", cell))
+            for cell in re.findall(r"<td>(.*?)</td>", row.group(1), re.S)]
+
+
+def test_the_kernel_page_shows_what_the_hub_verified(keyed_hub):
+    """Issue 20 item 9: the page said "Signed: yes" for any metadata.json.sigstore; it now shows
+    the hub's own check of the files against the digest and of the signature against its keys."""
+    import urllib.request
+    with urllib.request.urlopen(keyed_hub["url"] + "/api/kernelhub/trusted-keys",
+                                timeout=30) as answer:
+        team_hint = json.load(answer)["keys"][0]["hint"]
+    changed = _variant_row(keyed_hub, "file-changed")
+    assert changed[3].startswith("sha256 over 1 files: files do not match: File hash mismatch "
+                                 "for __init__.py: expected: "), changed
+    assert changed[4] == f"valid (key {team_hint})"
+    good = _variant_row(keyed_hub, "signed")
+    assert good[3:] == ["sha256 over 1 files: files match", f"valid (key {team_hint})"]
+    other = _variant_row(keyed_hub, "other-key")
+    assert other[3] == "sha256 over 1 files: files match"
+    assert other[4].startswith("not valid: SignatureVerificationFailure: signed with key ")
+    assert _variant_row(keyed_hub, "unsigned")[3:] == ["sha256 over 1 files: files match", "no"]
 
 
 def test_the_bundle_is_a_real_keyed_sigstore_bundle(keyed_hub):
@@ -208,7 +353,8 @@ def test_the_bundle_is_a_real_keyed_sigstore_bundle(keyed_hub):
 
 def test_verify_signature_reports_keyed_bundles(keyed_hub, kernelhub_bin, tmp_path):
     env = dict(os.environ, HF_ENDPOINT=keyed_hub["url"], HF_HOME=str(tmp_path / "home"),
-               HF_HUB_CACHE=str(tmp_path / "cache"), NO_PROXY="127.0.0.1,localhost")
+               HF_HUB_CACHE=str(tmp_path / "cache"), XDG_STATE_HOME=str(tmp_path / "state"),
+               NO_PROXY="127.0.0.1,localhost")
 
     def verify(name, *extra):
         return subprocess.run([str(kernelhub_bin), "verify-signature", f"team/{name}",

@@ -24,6 +24,7 @@ WORKFLOW = ("https://github.com/huggingface/kernels-community/.github/workflows/
             "build.yaml@refs/heads/main")
 
 PROGRAM = r"""
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -32,12 +33,13 @@ PROGRAM = r"""
 
 #include <kernelhub/kernelhub.hpp>
 
-// signed_from_hub REPO_ID VERSION [KEY.pub...]: get_kernel with require_signature and the keys.
+// signed_from_hub REPO_ID VERSION [KEY.pub...]: get_kernel with require_signature and the keys
+// (without it when SIGNED_FROM_HUB_OPTIONAL is set).
 int main(int argc, char** argv) {
   kernelhub::GetKernelOptions options;
   options.version = static_cast<unsigned>(std::stoul(argv[2]));
   options.backend = "cpu";
-  options.require_signature = true;
+  options.require_signature = std::getenv("SIGNED_FROM_HUB_OPTIONAL") == nullptr;
   for (int i = 3; i < argc; ++i) {
     options.trusted_keys.emplace_back(argv[i]);
   }
@@ -144,7 +146,7 @@ def signed_hub(kernel_builder, kernelhub_bin, tmp_path_factory):
 def _load(program, signed_hub, name, home: Path, *keys, **extra_env):
     binary, env = program
     env = dict(env, **signed_hub["env"], HF_HOME=str(home), HF_HUB_CACHE=str(home / "cache"),
-               LD_DEBUG="files", **extra_env)
+               XDG_STATE_HOME=str(home / "state"), LD_DEBUG="files", **extra_env)
     for variable in ("HF_HUB_OFFLINE", "KERNELHUB_TRUSTED_KEYS", "KERNELHUB_REQUIRE_SIGNATURE",
                      "KERNELHUB_SIGSTORE_TRUSTED_ROOT"):
         if variable not in extra_env:
@@ -171,8 +173,23 @@ def test_another_key_or_a_change_is_refused_before_dlopen(program, signed_hub, n
                                                          tmp_path):
     result, opened = _load(program, signed_hub, name, tmp_path)
     assert result.returncode == 1
-    assert "(signature required)" in result.stderr and reason in result.stderr
+    assert "refusing to load kernel variant" in result.stderr and reason in result.stderr
     assert opened == []
+
+
+def test_a_change_after_signing_is_refused_without_require_signature(program, signed_hub,
+                                                                     tmp_path):
+    """Issue 20 item 9: the digest is checked on every load, so the C++ API refuses the variant
+    changed after signing (naming the file) before dlopen, signature required or not."""
+    result, opened = _load(program, signed_hub, "tampered", tmp_path,
+                           SIGNED_FROM_HUB_OPTIONAL="1")
+    assert result.returncode == 1
+    assert "kernel integrity check failed\nFile hash mismatch for " in result.stderr
+    assert opened == []
+    loaded, opened = _load(program, signed_hub, "team", tmp_path / "b",
+                           SIGNED_FROM_HUB_OPTIONAL="1")
+    assert loaded.returncode == 0, loaded.stderr[-3000:]
+    assert opened
 
 
 def test_the_trusted_keys_option_pins_the_keys(program, signed_hub, tmp_path):

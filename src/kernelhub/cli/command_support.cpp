@@ -33,4 +33,20 @@ void finish_verdict(nlohmann::ordered_json& out, bool failed, bool json, RunStat
   }
 }
 
+std::string uncovered_text(const std::vector<std::string>& uncovered) {
+  std::string out;
+  for (const std::string& path : uncovered) {
+    if (path.ends_with('/')) {
+      out += fmt::format("not covered by the digest: {} (a link to a folder: nothing behind it is "
+                         "checked)\n",
+                         path);
+    } else {
+      out += fmt::format("not covered by the digest: {} (bytecode: kernelhub never imports it, "
+                         "other loaders may; delete it)\n",
+                         path);
+    }
+  }
+  return out;
+}
+
 }  // namespace kernelhub::cli

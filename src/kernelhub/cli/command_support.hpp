@@ -8,6 +8,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -88,5 +89,9 @@ void add_revision_options(CLI::App& sub, RevisionOptions& options,
 // The end of a command that checks variants (verify, verify-signature): `out` gets "ok", is
 // printed with --json, and the exit status is 1 when a check failed.
 void finish_verdict(nlohmann::ordered_json& out, bool failed, bool json, RunState& state);
+
+// verify's and verify-signature's lines for what a variant holds outside its digest
+// (metadata::VariantFiles::uncovered), one a line: "not covered by the digest: PATH (why)".
+std::string uncovered_text(const std::vector<std::string>& uncovered);
 
 }  // namespace kernelhub::cli

@@ -3,10 +3,14 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include <kernelhub/cache/blob_store.hpp>
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/verify/crypto.hpp>
 
 namespace kernelhub::loader {
 
@@ -57,6 +61,76 @@ fs::path stamp_path(const fs::path& stamp_root, const fs::path& blob) {
   return stamp_root / blob.parent_path().parent_path().filename() / blob.filename();
 }
 
+// A stamp file: the blob's stat on its first line, then "<algorithm> <base64 hash>" lines for
+// the hashes of its content that a digest check asked for.
+struct Stamp {
+  std::string stat_line;
+  std::vector<std::string> hash_lines;
+
+  static Stamp parse(std::string_view text) {
+    Stamp stamp;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find('\n', start), text.size());
+      const auto line = text.substr(start, end - start);
+      if (start == 0) {
+        stamp.stat_line = std::string(line);
+      } else if (!line.empty()) {
+        stamp.hash_lines.emplace_back(line);
+      }
+      start = end + 1;
+    }
+    return stamp;
+  }
+
+  std::string render() const {
+    std::string out = stat_line;
+    for (const auto& line : hash_lines) {
+      out += "\n" + line;
+    }
+    return out;
+  }
+
+  std::optional<std::string> hash(std::string_view algorithm) const {
+    for (const auto& line : hash_lines) {
+      if (line.size() > algorithm.size() && line.starts_with(algorithm) &&
+          line[algorithm.size()] == ' ') {
+        return line.substr(algorithm.size() + 1);
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+// The blob a cache link points to, when it is one: blobs/<content hash>.
+std::optional<fs::path> linked_blob(const fs::path& link) {
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(link, ec))) {
+    return std::nullopt;
+  }
+  auto target = fs::read_symlink(link, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  if (target.is_relative()) {
+    target = link.parent_path() / target;
+  }
+  target = target.lexically_normal();
+  if (!is_content_hash(target.filename().string()) || target.parent_path().filename() != "blobs") {
+    return std::nullopt;
+  }
+  return target;
+}
+
+std::string base64_of_hex(std::string_view hex) {
+  std::string bytes;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    const auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+    bytes.push_back(static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1])));
+  }
+  return verify::base64_encode(bytes);
+}
+
 }  // namespace
 
 util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& variant_path,
@@ -98,7 +172,8 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& vari
     }
     const auto stamp_file = stamp_root.empty() ? fs::path() : stamp_path(stamp_root, target);
     if (!stamp_file.empty()) {
-      if (const auto known = util::read_file(stamp_file); known && *known == before->render()) {
+      if (const auto known = util::read_file(stamp_file);
+          known && Stamp::parse(*known).stat_line == before->render()) {
         continue;
       }
     }
@@ -131,6 +206,44 @@ void remove_corrupt_file(const CorruptFile& file, const fs::path& stamp_root) {
   if (!stamp_root.empty()) {
     fs::remove(stamp_path(stamp_root, file.blob), ec);
   }
+}
+
+util::Expected<std::string> stamped_file_hash(metadata::DigestAlgorithm algorithm,
+                                              const fs::path& file, const fs::path& stamp_root,
+                                              StampedHashStats* stats) {
+  StampedHashStats ignored;
+  StampedHashStats& counts = stats != nullptr ? *stats : ignored;
+  ++counts.files;
+  const auto blob = linked_blob(file);
+  const auto before = blob ? stat_blob(*blob) : std::nullopt;
+  if (!before || stamp_root.empty()) {
+    ++counts.hashed;
+    return metadata::hash_file(algorithm, file);
+  }
+  const auto stamp_file = stamp_path(stamp_root, *blob);
+  const auto text = util::read_file(stamp_file);
+  Stamp stamp = text ? Stamp::parse(*text) : Stamp{};
+  if (stamp.stat_line != before->render()) {
+    // Not (or no longer) checked against its etag: hashed, and nothing recorded.
+    ++counts.hashed;
+    return metadata::hash_file(algorithm, file);
+  }
+  const std::string etag = blob->filename().string();
+  if (algorithm == metadata::DigestAlgorithm::sha256 && etag.size() == 64) {
+    return base64_of_hex(etag);  // an LFS blob is named by the sha256 of its content
+  }
+  const std::string name(metadata::to_string(algorithm));
+  if (auto known = stamp.hash(name)) {
+    return *known;
+  }
+  ++counts.hashed;
+  auto hash = KH_TRY(metadata::hash_file(algorithm, file));
+  // Recorded only when nothing moved while we hashed, as find_corrupt_files does.
+  if (const auto after = stat_blob(*blob); after && *after == *before) {
+    stamp.hash_lines.push_back(name + " " + hash);
+    (void)util::write_file_atomic(stamp_file, stamp.render());
+  }
+  return hash;
 }
 
 }  // namespace kernelhub::loader

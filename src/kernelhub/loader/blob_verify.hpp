@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <kernelhub/metadata/digest.hpp>
 #include <kernelhub/util/expected.hpp>
 
 // Never import a corrupted cached file. Every file of a snapshot is a link to blobs/<etag>,
@@ -42,5 +43,22 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const std::filesyste
 
 // Removes the bad blob, its link and its stamp, so the next download fetches it again.
 void remove_corrupt_file(const CorruptFile& file, const std::filesystem::path& stamp_root);
+
+struct StampedHashStats {
+  std::size_t files = 0;
+  std::size_t hashed = 0;  // read and hashed: not answered by a stamp or the etag
+};
+
+// The hash of a file of a cached variant in `algorithm` (base64, as metadata.json's digest
+// spells it), for the digest check of every load (digest_check.hpp). For a link into blobs/
+// whose stamp still matches the blob (find_corrupt_files checked it against its etag under that
+// stamp): a sha256 etag is the sha256 itself, and any other hash is read from the stamp, where
+// the first answer is recorded. Anything else is read and hashed. The stamps live in the cache,
+// so whoever can write the cache can forge them: they make the every-load check cheap, and
+// require_signature, which must hold against a cache writer, rehashes everything instead.
+util::Expected<std::string> stamped_file_hash(metadata::DigestAlgorithm algorithm,
+                                              const std::filesystem::path& file,
+                                              const std::filesystem::path& stamp_root,
+                                              StampedHashStats* stats = nullptr);
 
 }  // namespace kernelhub::loader

@@ -13,6 +13,7 @@
 #include <kernelhub/cache/pattern_filter.hpp>
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/blob_verify.hpp>
+#include <kernelhub/loader/digest_check.hpp>
 #include <kernelhub/loader/kernel_status.hpp>
 #include <kernelhub/loader/publisher_trust.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
@@ -361,6 +362,11 @@ LoadResult<HubKernel> install_hub_kernel(const HubLoadContext& context,
   }
   if (auto verified = verify_variant(session, target, *choice.folder, variant_path); !verified) {
     return tl::unexpected(verified.error());
+  }
+  // The cached files are the hub's; whether the hub's are still the ones the variant's digest
+  // names is checked on every load, signature required or not.
+  if (auto matches = check_cached_variant_digest(variant_path, session.stamp_root()); !matches) {
+    return load_fail(LoadErrorKind::import_error, matches.error().message);
   }
   if (request.version && !session.offline() && !target.redirected) {
     // kernels resolves versions offline from refs/v<N>, which a download by commit never writes.

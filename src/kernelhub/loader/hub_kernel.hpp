@@ -19,7 +19,8 @@
 // shared huggingface_hub cache. Online: publisher trust, version or revision, the
 // kernel-status.toml redirect, the variant choice (arch-excluded variants rejected in the
 // trace), the download of that variant only, then a check of every cached file against its
-// blob name so a corrupted cache is repaired (online) or refused (offline), never imported.
+// blob name so a corrupted cache is repaired (online) or refused (offline), never imported, and
+// of the variant's files against the digest in its metadata.json (digest_check.hpp).
 // Offline (HF_HUB_OFFLINE or local_files_only): the same from refs/ and snapshots/, with no
 // request at all. Errors carry the reference's texts and the Python exception class to raise.
 namespace kernelhub::loader {

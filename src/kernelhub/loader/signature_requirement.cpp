@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/loader/digest_check.hpp>
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/verify/bundle.hpp>
 
@@ -38,14 +39,7 @@ std::string what_failed(const verify::SignatureCheck& check) {
     case SignatureStatus::digest_missing:
       return "metadata does not have a digest";
     case SignatureStatus::digest_mismatch: {
-      std::string out = "kernel integrity check failed";
-      const std::size_t shown = std::min(check.violations.size(), k_violations_shown);
-      for (std::size_t i = 0; i < shown; ++i) {
-        out += "\n" + check.violations[i].to_string();
-      }
-      if (check.violations.size() > shown) {
-        out += fmt::format("\n... and {} more", check.violations.size() - shown);
-      }
+      std::string out = integrity_failure_text(check.violations, k_violations_shown);
       if (check.violations.empty() && !check.reason.empty()) {
         out += "\n" + check.reason;
       }
@@ -165,6 +159,16 @@ util::Expected<void> require_signed_variant(const std::filesystem::path& variant
       trust.trusted_root ? *trust.trusted_root : verify::production_trusted_root(), trusted_keys);
   if (!check.passed()) {
     return util::fail(signature_refusal(variant_dir, check));
+  }
+  // Bytecode outside the digest is never imported (the Python package imports from source);
+  // a link to a folder could hide anything the variant's code reaches through it.
+  for (const std::string& path : check.uncovered) {
+    if (path.ends_with('/')) {
+      return util::fail(fmt::format(
+          "refusing to load kernel variant \"{}\" (signature required): \"{}\" is a link to a "
+          "folder, which the signed digest does not cover",
+          variant_dir.string(), path.substr(0, path.size() - 1)));
+    }
   }
   return {};
 }

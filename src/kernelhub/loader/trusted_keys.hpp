@@ -19,14 +19,23 @@
 // used, so an air-gapped or pinned deployment never takes keys from the server it verifies.
 namespace kernelhub::loader {
 
-// Where the hub's keys are fetched from and cached (<cache>/.kernelhub/trusted-keys/, one file
-// per endpoint, so the offline loads that the cache serves can verify too).
+// Where the hub's keys are fetched from, and the folder where the last answer is kept (one file
+// per endpoint) so that offline loads can verify too. That folder is outside the kernel cache,
+// in this user's state folder: whoever can write the cache (a shared cache, a mounted volume)
+// must not be able to add a key that offline loads then trust (issue 20 item 3). A kept file
+// that is not this user's, or that others may write, is refused, as is its folder.
 struct HubKeySource {
   hub::Endpoint endpoint;
-  std::filesystem::path cache_dir;
+  // <state>/kernelhub/trusted-keys; empty when there is no state folder (no HOME): the keys are
+  // then fetched, never kept, and an offline load has none.
+  std::filesystem::path key_dir;
   std::shared_ptr<hub::Transport> transport;  // null: libcurl
   static HubKeySource from_environment();
 };
+
+// $XDG_STATE_HOME/kernelhub/trusted-keys when XDG_STATE_HOME is an absolute path, else
+// $HOME/.local/state/kernelhub/trusted-keys; empty when neither is set.
+std::filesystem::path hub_key_dir_from_environment();
 
 struct KeyOptions {
   std::vector<std::filesystem::path> files;  // the call's key files; empty: not given
@@ -37,13 +46,13 @@ struct KeyOptions {
 // gives no files.
 std::vector<std::filesystem::path> trusted_key_files_from_environment();
 
-// The keys `options` and the environment select. Online the hub's list is fetched and cached
+// The keys `options` and the environment select. Online the hub's list is fetched and kept
 // (a hub that has no such endpoint, such as huggingface.co, has no keys); offline, or when the
-// fetch fails, the cached list is used, and with none the failure is the error.
+// fetch fails, the kept list is used, and with none the failure is the error.
 util::Expected<std::vector<verify::TrustedKey>> resolve_trusted_keys(const KeyOptions& options);
 
-// The cache file of an endpoint's keys.
-std::filesystem::path trusted_keys_cache_file(const std::filesystem::path& cache_dir,
-                                              const std::string& endpoint_url);
+// The file that keeps an endpoint's keys in `key_dir`.
+std::filesystem::path trusted_keys_file(const std::filesystem::path& key_dir,
+                                        const std::string& endpoint_url);
 
 }  // namespace kernelhub::loader

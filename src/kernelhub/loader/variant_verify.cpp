@@ -49,6 +49,8 @@ std::string_view to_string(VerifyStatus status) {
       return "digest-mismatch";
     case VerifyStatus::unreadable:
       return "unreadable";
+    case VerifyStatus::uncovered_files:
+      return "uncovered-files";
   }
   return "unknown";
 }
@@ -91,14 +93,17 @@ VariantCheck verify_variant_digest(const fs::path& variant_dir) {
   check.files = expected.files.size();
   // Rehashed with the recorded algorithm, as the reference does, so a digest in the other
   // algorithm shows up as changed files rather than only as an algorithm mismatch.
-  auto actual = metadata::hash_variant(expected.algorithm, variant_dir);
+  auto actual = metadata::hash_variant_files(expected.algorithm, variant_dir);
   if (!actual) {
     check.status = VerifyStatus::unreadable;
     check.detail = actual.error().message;
     return check;
   }
-  check.violations = metadata::validate(expected, *actual);
-  check.status = check.violations.empty() ? VerifyStatus::ok : VerifyStatus::digest_mismatch;
+  check.violations = metadata::validate(expected, actual->digest);
+  check.uncovered = std::move(actual->uncovered);
+  check.status = !check.violations.empty() ? VerifyStatus::digest_mismatch
+                 : check.uncovered.empty() ? VerifyStatus::ok
+                                           : VerifyStatus::uncovered_files;
   return check;
 }
 

@@ -28,10 +28,14 @@ enum class VerifyStatus {
   digest_missing,    // metadata.json has no "digest"
   digest_mismatch,   // the files differ from the digest: see `violations`
   unreadable,        // a file could not be hashed (dangling link, no permission)
+  // The files match, but the variant holds what the digest does not cover: bytecode or a link
+  // to a folder (`uncovered`). Other loaders may run it (kernelhub's never imports bytecode and
+  // refuses links to folders), so the folder is not the signed one.
+  uncovered_files,
 };
 
 // "ok", "metadata-missing", "metadata-invalid", "digest-missing", "digest-mismatch",
-// "unreadable".
+// "unreadable", "uncovered-files".
 std::string_view to_string(VerifyStatus status);
 
 // The reference's class names: "MissingFile", "UnknownFile", "HashMismatch",
@@ -43,6 +47,7 @@ struct VariantCheck {
   std::string variant;  // the folder's name
   VerifyStatus status = VerifyStatus::ok;
   std::vector<metadata::DigestViolation> violations;
+  std::vector<std::string> uncovered;  // metadata::VariantFiles::uncovered
   std::string detail;      // why metadata_invalid / unreadable
   std::size_t files = 0;   // files the digest lists (ok and digest_mismatch)
 

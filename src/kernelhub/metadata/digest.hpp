@@ -2,7 +2,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +37,41 @@ struct Digest {
 // a `__pycache__` component and any `*.pyc`. A dangling symlink or an unreadable file fails.
 util::Expected<Digest> hash_variant(DigestAlgorithm algorithm,
                                     const std::filesystem::path& variant_dir);
+
+// One file's hash in `algorithm`, standard base64 (padded), as metadata.json spells it.
+util::Expected<std::string> hash_file(DigestAlgorithm algorithm, const std::filesystem::path& file);
+
+// A hash fed piece by piece (a blob streamed out of git), ending in hash_file's base64.
+class StreamHasher {
+ public:
+  explicit StreamHasher(DigestAlgorithm algorithm);
+  void update(std::string_view bytes);
+  std::string finish();
+
+ private:
+  std::shared_ptr<void> m_context;  // the OpenSSL context, opaque here
+};
+
+// Where hash_variant_files gets a file's hash: by default `hash_file`; the loader answers from
+// the stamps of the cache blobs it has checked (loader/blob_verify.hpp).
+using FileHasher = std::function<util::Expected<std::string>(DigestAlgorithm algorithm,
+                                                             const std::filesystem::path& file)>;
+
+struct VariantFiles {
+  Digest digest;
+  // What is in the variant but outside the digest, sorted, '/'-separated: bytecode (any `*.pyc`
+  // and everything under a `__pycache__` folder) and links to folders (hash_variant does not
+  // enter them, so nothing behind them is covered; listed as "name/"). Anything run from there
+  // would run unsigned code: kernelhub's loader never imports bytecode, and refuses a variant
+  // with a link to a folder. The top-level metadata.json and metadata.json.sigstore are not
+  // listed: a signature covers them.
+  std::vector<std::string> uncovered;
+};
+
+// hash_variant's walk, with the hashes from `hasher` (empty: hash_file) and what it left out.
+util::Expected<VariantFiles> hash_variant_files(DigestAlgorithm algorithm,
+                                                const std::filesystem::path& variant_dir,
+                                                const FileHasher& hasher = {});
 
 struct DigestViolation {
   enum class Kind { algorithm_mismatch, missing_file, hash_mismatch, unknown_file };

@@ -39,12 +39,13 @@ SignatureCheck check_signed_metadata(const fs::path& variant_dir,
     return result(SignatureStatus::digest_missing);
   }
   const metadata::Digest& expected = *metadata->digest;
-  auto actual = metadata::hash_variant(expected.algorithm, variant_dir);
+  auto actual = metadata::hash_variant_files(expected.algorithm, variant_dir);
   if (!actual) {
     return result(SignatureStatus::digest_mismatch, actual.error().message);
   }
   SignatureCheck check;
-  check.violations = metadata::validate(expected, *actual);
+  check.violations = metadata::validate(expected, actual->digest);
+  check.uncovered = std::move(actual->uncovered);
   check.status = check.violations.empty() ? SignatureStatus::success
                                           : SignatureStatus::digest_mismatch;
   return check;
@@ -125,8 +126,7 @@ SignatureCheck verify_signed_variant(const fs::path& variant_dir,
   if (!names_public_key(*bundle_text)) {
     return verify_signed_variant(variant_dir, policies, root);
   }
-  auto bundle = parse_keyed_bundle(*bundle_text);
-  if (!bundle) {
+  if (auto bundle = parse_keyed_bundle(*bundle_text); !bundle) {
     return result(SignatureStatus::bundle_invalid, bundle.error().message);
   }
   const fs::path metadata_path = variant_dir / "metadata.json";
@@ -135,14 +135,44 @@ SignatureCheck verify_signed_variant(const fs::path& variant_dir,
   if (!metadata_bytes) {
     return result(SignatureStatus::metadata_missing);
   }
-  auto signer = verify_keyed_artifact(*metadata_bytes, *bundle, keys);
-  if (!signer) {
-    return result(SignatureStatus::signature_failure, signer.error().message);
+  SignatureCheck signature =
+      verify_metadata_signature(*bundle_text, *metadata_bytes, policies, root, keys);
+  if (!signature.passed()) {
+    return signature;
   }
   SignatureCheck check = check_signed_metadata(variant_dir, *metadata_bytes);
-  check.key_hint = (*signer)->hint;
-  check.key_source = (*signer)->source;
+  check.key_hint = std::move(signature.key_hint);
+  check.key_source = std::move(signature.key_source);
   return check;
+}
+
+SignatureCheck verify_metadata_signature(std::string_view bundle_text,
+                                         std::string_view metadata_bytes,
+                                         std::span<const GitHubWorkflowPolicy> policies,
+                                         const TrustedRoot& root,
+                                         std::span<const TrustedKey> keys) {
+  if (!keys.empty() && names_public_key(bundle_text)) {
+    auto bundle = parse_keyed_bundle(bundle_text);
+    if (!bundle) {
+      return result(SignatureStatus::bundle_invalid, bundle.error().message);
+    }
+    auto signer = verify_keyed_artifact(metadata_bytes, *bundle, keys);
+    if (!signer) {
+      return result(SignatureStatus::signature_failure, signer.error().message);
+    }
+    SignatureCheck check;
+    check.key_hint = (*signer)->hint;
+    check.key_source = (*signer)->source;
+    return check;
+  }
+  auto bundle = parse_bundle(bundle_text);
+  if (!bundle) {
+    return result(SignatureStatus::bundle_invalid, bundle.error().message);
+  }
+  if (auto verified = verify_artifact(metadata_bytes, *bundle, policies, root); !verified) {
+    return result(SignatureStatus::signature_failure, verified.error().message);
+  }
+  return SignatureCheck{};
 }
 
 }  // namespace kernelhub::verify

@@ -39,6 +39,10 @@ struct SignatureCheck {
   SignatureStatus status = SignatureStatus::success;
   std::string reason;  // bundle_invalid, signature_failure, metadata_invalid
   std::vector<metadata::DigestViolation> violations;
+  // What the digest does not cover (metadata::VariantFiles::uncovered: bytecode, links to
+  // folders), whatever the status: the reference says Success beside them, so callers decide
+  // (require_signature refuses links to folders, verify-signature reports all of them).
+  std::vector<std::string> uncovered;
   // A keyed bundle that verified: the trusted key's hint and where it came from; empty for a
   // certificate (workflow) signature.
   std::string key_hint;
@@ -62,6 +66,16 @@ SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
 SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root, std::span<const TrustedKey> keys);
+
+// The signature step alone, over bytes: `bundle_text` (metadata.json.sigstore) over
+// `metadata_bytes`, for a hub that holds variants as git trees rather than folders. Gives
+// success (with key_hint and key_source for a keyed bundle), bundle_invalid or
+// signature_failure; a keyed bundle with no `keys` is bundle_invalid, as above.
+SignatureCheck verify_metadata_signature(std::string_view bundle_text,
+                                         std::string_view metadata_bytes,
+                                         std::span<const GitHubWorkflowPolicy> policies,
+                                         const TrustedRoot& root,
+                                         std::span<const TrustedKey> keys);
 
 // The same steps with the signature check behind a seam, so the steps after it (metadata,
 // digest) can be tested without a signing infrastructure.

@@ -327,6 +327,51 @@ TEST(HubKernel, VerifiedBlobsAreStampedAndNotHashedAgain) {
   EXPECT_EQ(caught->front().relative_path, "metadata.json");
 }
 
+// Issue 20 item 9: a variant whose files on the hub no longer match the digest in its
+// metadata.json (changed after it was hashed, or signed, without a new digest) is refused on
+// every load, online and offline, naming the file; the blob check alone finds nothing wrong.
+TEST(HubKernel, AVariantThatDiffersFromItsDigestIsRefusedOnEveryLoad) {
+  Fixture f;
+  const std::string folder = std::string("build/") + k_cpu_variant;
+  const std::string metadata_with_digest = [&] {
+    std::string json = testing::metadata_json("relu", "relu_arch");
+    json.pop_back();
+    // sha256 of "arch = True\n", as `kernel-builder hash` writes it.
+    return json +
+           ", \"digest\": {\"algorithm\": \"sha256\", \"files\": {\"__init__.py\": "
+           "\"HK4eapIHR1JJFQjJFpIQUOd6W0Op/1Tr9V6+hFhnIgo=\"}}}";
+  }();
+  f.relu->files[folder + "/metadata.json"] = metadata_with_digest;
+  const auto matching = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(matching) << matching.error().message;
+
+  auto changed_hub = std::make_shared<FakeHubs>();
+  auto changed = changed_hub->add("org/relu");
+  add_relu_files(*changed);
+  changed->commit = std::string(40, 'c');
+  changed->branches = {{"main", changed->commit}, {"v1", changed->commit}};
+  changed->files[folder + "/metadata.json"] = metadata_with_digest;
+  changed->files[folder + "/__init__.py"] = "import os; os.system('changed after signing')\n";
+  changed_hub->trusted = {{"org", true}};
+  f.context.transport = changed_hub;
+  f.context.cache_dir = fs::absolute("changed-cache");
+  for (const bool offline : {false, true}) {
+    // Offline by commit: refs/v1 is written only by a load that succeeded.
+    auto request = offline ? f.request(std::nullopt) : f.request();
+    if (offline) {
+      request.revision = changed->commit;
+    }
+    request.local_files_only = offline;
+    const auto refused = install_hub_kernel(f.context, request);
+    ASSERT_FALSE(refused) << offline;
+    EXPECT_EQ(refused.error().kind, LoadErrorKind::import_error);
+    EXPECT_NE(refused.error().message.find("kernel integrity check failed\nFile hash mismatch "
+                                           "for __init__.py"),
+              std::string::npos)
+        << refused.error().message;
+  }
+}
+
 TEST(HubKernel, HasKernelAndVariants) {
   Fixture f;
   const auto has = has_hub_kernel(f.context, f.request());

@@ -17,6 +17,7 @@
 #include <kernelhub/metadata/metadata.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/util/file_io.hpp>
+#include <kernelhub/verify/crypto.hpp>
 #include <kernelhub/verify/keyed_bundle.hpp>
 #include <kernelhub/verify/signing_key.hpp>
 
@@ -58,7 +59,7 @@ HubKeySource hub_source(std::shared_ptr<FakeTransport> transport, bool offline =
   HubKeySource source;
   source.endpoint.url = "http://127.0.0.1:1";
   source.endpoint.offline = offline;
-  source.cache_dir = fs::current_path() / "cache";
+  source.key_dir = fs::current_path() / "state" / "kernelhub" / "trusted-keys";
   source.transport = std::move(transport);
   return source;
 }
@@ -102,7 +103,10 @@ TEST(TrustedKeys, HubKeysAreFetchedCachedAndUsedOffline) {
   EXPECT_EQ((*online)[0].hint, team.hint());
   ASSERT_EQ(transport->requests().size(), 1u);
   EXPECT_EQ(transport->requests()[0].url, "http://127.0.0.1:1/api/kernelhub/trusted-keys");
-  EXPECT_TRUE(fs::is_regular_file(trusted_keys_cache_file("cache", "http://127.0.0.1:1")));
+  const fs::path kept = trusted_keys_file("state/kernelhub/trusted-keys", "http://127.0.0.1:1");
+  EXPECT_TRUE(fs::is_regular_file(kept));
+  EXPECT_EQ(fs::status(kept).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 
   // Offline: no request, the cached list.
   auto silent = std::make_shared<FakeTransport>();
@@ -120,6 +124,59 @@ TEST(TrustedKeys, HubKeysAreFetchedCachedAndUsedOffline) {
   const auto unreachable = resolve_trusted_keys({{}, hub_source(down)});
   ASSERT_TRUE(unreachable) << unreachable.error().message;
   EXPECT_EQ((*unreachable)[0].hint, team.hint());
+}
+
+// Issue 20 item 3: offline, the keys used to come from <cache>/.kernelhub/trusted-keys, which
+// whoever can write the cache could append a key to. They are kept outside the cache now, and a
+// kept list that others may write is refused.
+TEST(TrustedKeys, OfflineKeysComeFromThisUsersStateFolderNotTheCache) {
+  ScopedKeysVariable unset(nullptr);
+  const auto team = new_key();
+  auto transport = std::make_shared<FakeTransport>();
+  transport->push(200, {{"Content-Type", "application/json"}}, published({team}));
+  ASSERT_TRUE(resolve_trusted_keys({{}, hub_source(transport)}));
+
+  // What a cache writer could do before: a key list of its own where the cache kept the hub's.
+  const auto intruder = new_key();
+  const std::string name = verify::hex_lower(verify::sha256("http://127.0.0.1:1")).substr(0, 32);
+  write("cache/.kernelhub/trusted-keys/" + name + ".pem",
+        team.public_pem() + intruder.public_pem());
+  auto silent = std::make_shared<FakeTransport>();
+  const auto offline = resolve_trusted_keys({{}, hub_source(silent, /*offline=*/true)});
+  ASSERT_TRUE(offline) << offline.error().message;
+  ASSERT_EQ(offline->size(), 1u);
+  EXPECT_EQ((*offline)[0].hint, team.hint());
+
+  // The kept list itself, once others may write it, decides nothing.
+  const fs::path kept = trusted_keys_file("state/kernelhub/trusted-keys", "http://127.0.0.1:1");
+  fs::permissions(kept, fs::perms::group_write, fs::perm_options::add);
+  const auto shared = resolve_trusted_keys({{}, hub_source(silent, /*offline=*/true)});
+  ASSERT_FALSE(shared);
+  EXPECT_NE(shared.error().message.find("may be written by others"), std::string::npos)
+      << shared.error().message;
+  fs::permissions(kept, fs::perms::group_write, fs::perm_options::remove);
+  fs::permissions(kept.parent_path(), fs::perms::others_write, fs::perm_options::add);
+  EXPECT_FALSE(resolve_trusted_keys({{}, hub_source(silent, /*offline=*/true)}));
+  EXPECT_TRUE(silent->requests().empty());
+}
+
+TEST(TrustedKeys, TheStateFolderFollowsXdgStateHomeThenHome) {
+  const char* old_state = std::getenv("XDG_STATE_HOME");
+  const char* old_home = std::getenv("HOME");
+  const std::optional<std::string> saved_state =
+      old_state ? std::optional<std::string>(old_state) : std::nullopt;
+  const std::optional<std::string> saved_home =
+      old_home ? std::optional<std::string>(old_home) : std::nullopt;
+  setenv("XDG_STATE_HOME", "/x/state", 1);
+  setenv("HOME", "/h", 1);
+  EXPECT_EQ(hub_key_dir_from_environment(), fs::path("/x/state/kernelhub/trusted-keys"));
+  setenv("XDG_STATE_HOME", "relative", 1);  // the XDG spec: a relative value is ignored
+  EXPECT_EQ(hub_key_dir_from_environment(), fs::path("/h/.local/state/kernelhub/trusted-keys"));
+  unsetenv("XDG_STATE_HOME");
+  unsetenv("HOME");
+  EXPECT_EQ(hub_key_dir_from_environment(), fs::path());
+  saved_state ? setenv("XDG_STATE_HOME", saved_state->c_str(), 1) : unsetenv("XDG_STATE_HOME");
+  saved_home ? setenv("HOME", saved_home->c_str(), 1) : unsetenv("HOME");
 }
 
 TEST(TrustedKeys, AHubWithoutTheEndpointHasNoKeysAndOfflineWithoutCacheIsAnError) {

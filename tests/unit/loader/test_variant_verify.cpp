@@ -41,13 +41,28 @@ std::vector<Kind> kinds(const VariantCheck& check) {
 
 TEST(VariantVerify, AnUntouchedVariantPasses) {
   make_signed_variant("torch-cpu");
-  // Bytecode and caches are outside the digest, as in the reference.
-  write("torch-cpu/relu/__pycache__/_ops.cpython-312.pyc", "cache");
   const auto check = verify_variant_digest("torch-cpu");
   EXPECT_EQ(check.status, VerifyStatus::ok) << check.detail;
   EXPECT_TRUE(check.passed());
   EXPECT_EQ(check.files, 3u);
   EXPECT_EQ(check.variant, "torch-cpu");
+  EXPECT_TRUE(check.uncovered.empty());
+}
+
+// Issue 20 item 2: bytecode is outside the digest (as in the reference), so a folder that holds
+// some is not the one that was hashed; nor is one with a link to a folder the digest skips.
+TEST(VariantVerify, FilesTheDigestDoesNotCoverFailTheVariant) {
+  make_signed_variant("torch-cpu");
+  write("torch-cpu/relu/__pycache__/_ops.cpython-312.pyc", "cache");
+  write("elsewhere/evil.py", "\n");
+  fs::create_directory_symlink(fs::absolute("elsewhere"), "torch-cpu/relu/lib");
+  const auto check = verify_variant_digest("torch-cpu");
+  EXPECT_EQ(check.status, VerifyStatus::uncovered_files);
+  EXPECT_FALSE(check.passed());
+  EXPECT_TRUE(check.violations.empty());
+  EXPECT_EQ(check.uncovered,
+            (std::vector<std::string>{"relu/__pycache__/_ops.cpython-312.pyc", "relu/lib/"}));
+  EXPECT_EQ(to_string(check.status), "uncovered-files");
 }
 
 TEST(VariantVerify, ChangedExtraAndMissingFilesAreEachReported) {

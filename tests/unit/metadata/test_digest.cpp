@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +68,44 @@ TEST(Digest, FollowsFileLinksButNotDirectoryLinks) {
   ASSERT_TRUE(digest);
   EXPECT_EQ(digest->files.size(), 2u);
   EXPECT_EQ(digest->files.at("link.py"), digest->files.at("real.py"));
+}
+
+// Issue 20 item 2: what the digest skips is listed, so verify and verify-signature can say
+// that the folder holds more than what was signed.
+TEST(Digest, ListsWhatItDoesNotCover) {
+  write("outside/dir/inner.py", "y");
+  write("v/a.so", "a");
+  write("v/metadata.json", "{}");
+  write("v/metadata.json.sigstore", "sig");
+  write("v/pkg/__pycache__/m.cpython-311.pyc", "b");
+  write("v/pkg/__pycache__/notes.txt", "n");
+  write("v/helper.pyc", "p");
+  fs::create_directory_symlink(fs::absolute("outside/dir"), "v/ops");
+  auto files = hash_variant_files(DigestAlgorithm::sha256, "v");
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ(files->uncovered, (std::vector<std::string>{"helper.pyc", "ops/",
+                                                        "pkg/__pycache__/m.cpython-311.pyc",
+                                                        "pkg/__pycache__/notes.txt"}));
+  EXPECT_EQ(files->digest, *hash_variant(DigestAlgorithm::sha256, "v"));
+}
+
+TEST(Digest, TakesEachHashFromTheHasherWhenGivenOne) {
+  write("v/a.so", "a");
+  write("v/sub/b.py", "b");
+  std::vector<std::string> asked;
+  auto files = hash_variant_files(DigestAlgorithm::sha512, "v",
+                                  [&](DigestAlgorithm algorithm, const fs::path& file) {
+                                    EXPECT_EQ(algorithm, DigestAlgorithm::sha512);
+                                    asked.push_back(file.lexically_relative("v").generic_string());
+                                    return kernelhub::util::Expected<std::string>("h");
+                                  });
+  ASSERT_TRUE(files);
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"a.so", "sub/b.py"}));
+  EXPECT_EQ(files->digest.files, (std::map<std::string, std::string>{{"a.so", "h"},
+                                                                     {"sub/b.py", "h"}}));
+  EXPECT_EQ(*hash_file(DigestAlgorithm::sha512, "v/a.so"),
+            hash_variant(DigestAlgorithm::sha512, "v")->files.at("a.so"));
 }
 
 TEST(Digest, FailsOnDanglingLinksAndMissingDirectories) {

@@ -91,6 +91,8 @@ TEST(VerifySignedVariant, DigestStepsAfterAnAcceptedSignature) {
   const auto good = check_trusting("good");
   EXPECT_EQ(good.status, SignatureStatus::success) << good.reason;
   EXPECT_TRUE(good.passed());
+  // The reference's Success, and what it does not cover (issue 20 item 2).
+  EXPECT_EQ(good.uncovered, std::vector<std::string>{"relu/__pycache__/x.pyc"});
 
   make_digested_variant("changed");
   write("changed/relu/_ops.py", "ops = 1\n");

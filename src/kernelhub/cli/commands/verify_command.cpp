@@ -3,7 +3,8 @@
 // installed build variants and compare them with the digest in their metadata.json (the
 // digest step of the reference's `kernels verify-signature`, without the signature). KERNEL
 // is a local path (a variant, a kernel directory or its build/; default ".") or a Hub
-// repository id, whose variants are taken from the cache: nothing is downloaded. Exit 1 when
+// repository id, whose variants are taken from the cache: nothing is downloaded. Files the
+// digest does not cover (bytecode, links to folders) fail a variant too. Exit 1 when
 // any variant fails.
 #include <cstdio>
 #include <filesystem>
@@ -106,6 +107,7 @@ ordered_json check_json(const loader::VariantCheck& check) {
           {"status", loader::to_string(check.status)},
           {"files", check.files},
           {"violations", violations},
+          {"uncovered", check.uncovered},
           {"detail", check.detail.empty() ? ordered_json() : ordered_json(check.detail)}};
 }
 
@@ -131,8 +133,12 @@ std::string check_text(const loader::VariantCheck& check) {
       for (const auto& violation : check.violations) {
         out += violation.to_string() + "\n";
       }
-      return out;
+      return out + uncovered_text(check.uncovered);
     }
+    case VerifyStatus::uncovered_files:
+      return fmt::format("❌ {}: {} files match the metadata digest, but the variant holds files "
+                         "it does not cover\n{}",
+                         name, check.files, uncovered_text(check.uncovered));
   }
   return {};
 }

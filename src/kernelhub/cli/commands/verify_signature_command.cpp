@@ -9,7 +9,9 @@
 // root is compiled in (--trusted-root replaces it). A keyed bundle (`kernel-builder sign`, a
 // private hub) is checked against --trusted-key files, else KERNELHUB_TRUSTED_KEYS, else the
 // keys a Hub kernel's hub publishes; with none it gets the reference's verdict (an invalid
-// bundle). Exit 1 when any variant fails.
+// bundle). A variant that holds files the digest does not cover (bytecode, links to folders)
+// fails too, though the reference says Success: they are outside what was signed. Exit 1 when
+// any variant fails.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -137,6 +139,12 @@ std::string check_text(const std::string& name, const verify::SignatureCheck& ch
   using verify::SignatureStatus;
   switch (check.status) {
     case SignatureStatus::success:
+      if (!check.uncovered.empty()) {
+        // Not the reference's line: it says Success beside files its digest skips.
+        return fmt::format("❌ {}: kernel metadata is correctly signed, but the variant holds "
+                           "files the signed digest does not cover\n{}",
+                           name, uncovered_text(check.uncovered));
+      }
       if (!check.key_hint.empty()) {
         return fmt::format("✅ {}: kernel metadata is correctly signed with trusted key {} ({})\n",
                            name, check.key_hint, check.key_source);
@@ -162,7 +170,7 @@ std::string check_text(const std::string& name, const verify::SignatureCheck& ch
       if (check.violations.empty() && !check.reason.empty()) {
         out += check.reason + "\n";  // a file that could not be rehashed
       }
-      return out;
+      return out + uncovered_text(check.uncovered);
     }
     case SignatureStatus::signature_failure:
       return fmt::format("❌ {}: metadata signature verification failed:\n{}\n", name,
@@ -185,7 +193,8 @@ ordered_json check_json(const fs::path& dir, const verify::SignatureCheck& check
                       {"path", dir.string()},
                       {"result", verify::kind_name(check.status)},
                       {"reason", check.reason.empty() ? ordered_json() : ordered_json(check.reason)},
-                      {"violations", violations}};
+                      {"violations", violations},
+                      {"uncovered", check.uncovered}};
   if (!check.key_hint.empty()) {
     out["key"] = {{"hint", check.key_hint}, {"source", check.key_source}};
   }
@@ -220,7 +229,7 @@ void run_verify_signature(const VerifySignatureOptions& options, RunState& state
     if (filtered(check.status, options)) {
       continue;
     }
-    failed = failed || !check.passed();
+    failed = failed || !check.passed() || !check.uncovered.empty();
     if (options.json) {
       out["variants"].push_back(check_json(dir, check));
     } else {

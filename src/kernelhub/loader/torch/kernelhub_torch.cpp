@@ -106,7 +106,8 @@ KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& opti
   if (*required) {
     loader::KeyOptions keys;
     keys.files = options.trusted_keys;
-    keys.hub = loader::HubKeySource{context.endpoint, context.cache_dir, context.transport};
+    keys.hub = loader::HubKeySource{context.endpoint, loader::hub_key_dir_from_environment(),
+                                    context.transport};
     if (auto verified = loader::require_signed_variant(kernel->variant_path, keys); !verified) {
       throw std::runtime_error(verified.error().message);
     }

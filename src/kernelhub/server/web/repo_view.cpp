@@ -40,7 +40,8 @@ HubExpected<RepoView> open_view(handlers::Context& ctx, const RepoId& id) {
   if (repo->is_private && !handlers::has_valid_token(ctx)) {
     return repo_not_found(id.id());
   }
-  return RepoView{id, std::move(*repo), fmt::format("/{}{}", url_prefix(id.type), id.id())};
+  return RepoView{id, std::move(*repo), fmt::format("/{}{}", url_prefix(id.type), id.id()),
+                  ctx.settings.trusted_keys};
 }
 
 std::vector<VersionBranch> version_branches(const RepoRefs& refs) {
@@ -143,6 +144,16 @@ std::string kernel_revision_html(const RepoView& view, const std::string& commit
   std::string html = fmt::format("<h2 id=\"variants\">Variants of {}</h2>\n",
                                  escape(revision_label(revision)));
   auto variants = collect_variants(view.repo.git, commit);
+  if (variants) {
+    std::vector<verify::TrustedKey> keys;
+    for (const PublishedKey& published : view.trusted_keys) {
+      // Each key parsed when the settings were read; one that no longer does is not trusted.
+      if (auto parsed = verify::parse_trusted_keys(published.pem, published.source)) {
+        keys.insert(keys.end(), parsed->begin(), parsed->end());
+      }
+    }
+    check_variants(view.repo.git, commit, *variants, keys);
+  }
   html += variants ? render_variant_matrix(*variants, tree_base)
                    : fmt::format("<p class=\"muted\">The variants cannot be listed: {}</p>\n",
                                  escape(variants.error().message));

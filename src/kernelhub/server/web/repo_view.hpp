@@ -18,6 +18,7 @@ struct RepoView {
   RepoId id;
   OpenRepository repo;
   std::string base;  // URL path: "/kernels/ns/name", "/ns/name"
+  std::vector<PublishedKey> trusted_keys;  // the hub's [signing] keys, to check signatures
 };
 
 // The repository if the reader may see it; a private one without a valid token is the same

@@ -3,14 +3,22 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/metadata/digest.hpp>
+#include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 #include <kernelhub/server/web/html.hpp>
 #include <kernelhub/variants/variant_name.hpp>
+#include <kernelhub/verify/identity_policy.hpp>
+#include <kernelhub/verify/signed_variant.hpp>
+#include <kernelhub/verify/trusted_root.hpp>
 
 namespace kernelhub::server::web {
 
@@ -91,6 +99,192 @@ void read_metadata(VariantInfo& info, std::string_view text) {
   }
 }
 
+// A variant with more files than this is not checked on a page view.
+constexpr std::size_t k_max_checked_files = 10000;
+// Remembered blob hashes; past this many the memory starts again empty.
+constexpr std::size_t k_remembered_hashes = 100000;
+
+// A blob's hash in `algorithm`, remembered by blob id (a blob never changes under its id):
+// streamed from a loose object, else read whole through libgit2.
+HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
+                                   const std::string& commit, const TreeItem& item,
+                                   metadata::DigestAlgorithm algorithm) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> remembered;
+  const std::string key = std::string(metadata::to_string(algorithm)) + ":" + item.oid;
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto found = remembered.find(key); found != remembered.end()) {
+      return found->second;
+    }
+  }
+  metadata::StreamHasher hasher(algorithm);
+  auto reader = open_loose_blob(repo.get(), item.oid);
+  if (!reader) {
+    return tl::unexpected(reader.error());
+  }
+  if (*reader) {
+    std::string buffer(std::size_t{1} << 20, '\0');
+    for (;;) {
+      auto got = (*reader)->read(buffer.data(), buffer.size());
+      if (!got) {
+        return tl::unexpected(got.error());
+      }
+      if (*got == 0) {
+        break;
+      }
+      hasher.update(std::string_view(buffer.data(), *got));
+    }
+  } else {
+    auto file = read_file(repo, commit, item.path, Content::bytes);
+    if (!file) {
+      return tl::unexpected(file.error());
+    }
+    hasher.update(std::string_view(file->data, file->size));
+  }
+  std::string hash = hasher.finish();
+  const std::lock_guard lock(mutex);
+  if (remembered.size() >= k_remembered_hashes) {
+    remembered.clear();
+  }
+  remembered.emplace(key, hash);
+  return hash;
+}
+
+// The loader's digest leaves out bytecode and the top-level metadata files (metadata/digest.hpp).
+bool outside_digest(std::string_view relative) {
+  if (relative == "metadata.json" || relative == "metadata.json.sigstore" ||
+      relative.ends_with(".pyc") || relative.starts_with("__pycache__/")) {
+    return true;
+  }
+  return relative.find("/__pycache__/") != std::string_view::npos;
+}
+
+std::string first_violations(const std::vector<metadata::DigestViolation>& violations) {
+  std::string out = violations.front().to_string();
+  if (violations.size() > 1) {
+    out += fmt::format(" (and {} more)", violations.size() - 1);
+  }
+  return out;
+}
+
+void check_digest(const std::shared_ptr<git_repository>& repo, const std::string& commit,
+                  const std::string& folder, const metadata::Digest& expected,
+                  VariantInfo::Integrity& integrity) {
+  auto items = list_tree(repo.get(), commit, folder, Recursive::yes, Sizes::skip);
+  if (!items) {
+    integrity.digest_detail = "the files cannot be listed: " + items.error().message;
+    return;
+  }
+  if (items->size() > k_max_checked_files) {
+    integrity.digest_detail = fmt::format("not checked here: more than {} files",
+                                          k_max_checked_files);
+    return;
+  }
+  metadata::Digest actual;
+  actual.algorithm = expected.algorithm;
+  for (const TreeItem& item : *items) {
+    const std::string_view relative = std::string_view(item.path).substr(folder.size() + 1);
+    if (item.is_directory || outside_digest(relative)) {
+      continue;
+    }
+    auto hash = blob_hash(repo, commit, item, expected.algorithm);
+    if (!hash) {
+      integrity.digest_detail = fmt::format("\"{}\" cannot be read: {}", relative,
+                                            hash.error().message);
+      return;
+    }
+    actual.files.emplace(relative, std::move(*hash));
+  }
+  const auto violations = metadata::validate(expected, actual);
+  integrity.digest_matches = violations.empty();
+  if (!violations.empty()) {
+    integrity.digest_detail = first_violations(violations);
+  }
+}
+
+void check_variant(const std::shared_ptr<git_repository>& repo, const std::string& commit,
+                   VariantInfo& info, std::span<const verify::TrustedKey> keys) {
+  VariantInfo::Integrity& integrity = info.integrity;
+  integrity.checked = true;
+  const std::string folder = "build/" + info.name;
+  if (!info.metadata_error.empty()) {
+    integrity.digest_detail = info.metadata_error;
+    return;
+  }
+  auto metadata_file = read_file(repo, commit, folder + "/metadata.json", Content::bytes);
+  if (!metadata_file) {
+    integrity.digest_detail = metadata_file.error().message;
+    return;
+  }
+  const std::string_view metadata_bytes(metadata_file->data, metadata_file->size);
+  if (auto parsed = metadata::parse_metadata(metadata_bytes); !parsed) {
+    integrity.digest_detail = "metadata.json does not parse: " + parsed.error().message;
+  } else if (parsed->digest) {
+    check_digest(repo, commit, folder, *parsed->digest, integrity);
+  }
+  if (!info.signed_) {
+    return;
+  }
+  auto bundle = read_file(repo, commit, folder + "/metadata.json.sigstore", Content::bytes);
+  if (!bundle || bundle->size > k_max_metadata) {
+    integrity.signature_valid = false;
+    integrity.signature_detail = bundle ? "metadata.json.sigstore is too large"
+                                        : bundle.error().message;
+    return;
+  }
+  const auto check = verify::verify_metadata_signature(
+      std::string_view(bundle->data, bundle->size), metadata_bytes, verify::default_policies(),
+      verify::production_trusted_root(), keys);
+  integrity.signature_valid = check.passed();
+  if (check.passed()) {
+    integrity.signature_detail = check.key_hint.empty() ? "Sigstore, kernels-community workflow"
+                                                        : "key " + check.key_hint;
+  } else {
+    integrity.signature_detail = fmt::format("{}: {}", verify::kind_name(check.status),
+                                             check.reason);
+  }
+}
+
+std::string digest_cell(const VariantInfo& variant) {
+  if (!variant.metadata_error.empty()) {
+    return fmt::format("<span class=\"muted\">{}</span>", escape(variant.metadata_error));
+  }
+  if (variant.digest.empty()) {
+    return "<span class=\"muted\">none</span>";
+  }
+  const auto& integrity = variant.integrity;
+  if (!integrity.checked) {
+    return escape(variant.digest);
+  }
+  if (integrity.digest_matches == true) {
+    return escape(variant.digest) + ": <span class=\"verified\">files match</span>";
+  }
+  if (integrity.digest_matches == false) {
+    return escape(variant.digest) + fmt::format(
+        ": <span class=\"error mismatch\">files do not match: {}</span>",
+        escape(integrity.digest_detail));
+  }
+  return escape(variant.digest) +
+         fmt::format(": <span class=\"muted\">{}</span>", escape(integrity.digest_detail));
+}
+
+std::string signature_cell(const VariantInfo& variant) {
+  const auto& integrity = variant.integrity;
+  if (!variant.signed_) {
+    return "no";
+  }
+  if (!integrity.checked) {
+    return "yes";
+  }
+  if (integrity.signature_valid == true) {
+    return fmt::format("<span class=\"verified\">valid</span> ({})",
+                       escape(integrity.signature_detail));
+  }
+  return fmt::format("<span class=\"error mismatch\">not valid: {}</span>",
+                     escape(integrity.signature_detail));
+}
+
 std::string variant_link(const VariantInfo& info, const std::string& tree_base,
                          std::string_view label) {
   return fmt::format("<a href=\"{}/build/{}\" title=\"{}\">{}</a>", escape(tree_base),
@@ -139,6 +333,13 @@ HubExpected<std::vector<VariantInfo>> collect_variants(const std::shared_ptr<git
   std::sort(variants.begin(), variants.end(),
             [](const VariantInfo& a, const VariantInfo& b) { return a.name < b.name; });
   return variants;
+}
+
+void check_variants(const std::shared_ptr<git_repository>& repo, const std::string& commit,
+                    std::vector<VariantInfo>& variants, std::span<const verify::TrustedKey> keys) {
+  for (VariantInfo& info : variants) {
+    check_variant(repo, commit, info, keys);
+  }
 }
 
 std::vector<std::string> backends_of(const std::vector<VariantInfo>& variants) {
@@ -222,15 +423,10 @@ std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
     if (archs.empty()) {
       archs = "<span class=\"muted\">—</span>";
     }
-    const std::string digest =
-        !variant.metadata_error.empty()
-            ? fmt::format("<span class=\"muted\">{}</span>", escape(variant.metadata_error))
-            : (variant.digest.empty() ? "<span class=\"muted\">none</span>"
-                                      : escape(variant.digest));
     html += fmt::format(
         "<tr data-variant=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         escape(variant.name), variant_link(variant, tree_base, variant.name), archs,
-        variant.stable_abi ? "yes" : "no", digest, variant.signed_ ? "yes" : "no");
+        variant.stable_abi ? "yes" : "no", digest_cell(variant), signature_cell(variant));
   }
   return html + "</tbody></table>\n";
 }

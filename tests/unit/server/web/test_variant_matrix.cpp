@@ -50,6 +50,38 @@ TEST(VariantMatrix, NamesAndMetadataAreEscaped) {
   EXPECT_NE(html.find("build/torch-%3Cx%3E"), std::string::npos) << html;
 }
 
+TEST(VariantMatrix, TheHubsOwnChecksAreShownAndMismatchesMarked) {
+  VariantInfo checked = variant("torch-cpu", "torch (any)", 3, "", "cpu");
+  checked.digest = "sha256 over 2 files";
+  checked.signed_ = true;
+  checked.integrity.checked = true;
+  checked.integrity.digest_matches = false;
+  checked.integrity.digest_detail = "File hash mismatch for <a>.py: expected: x, got: y";
+  checked.integrity.signature_valid = true;
+  checked.integrity.signature_detail = "key Mri+";
+  std::string html = render_variant_matrix({checked}, "/kernels/o/k/tree/v1");
+  EXPECT_NE(html.find("sha256 over 2 files: <span class=\"error mismatch\">files do not match: "
+                      "File hash mismatch for &lt;a&gt;.py"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<span class=\"verified\">valid</span> (key Mri+)"), std::string::npos)
+      << html;
+
+  checked.integrity.digest_matches = true;
+  checked.integrity.signature_valid = false;
+  checked.integrity.signature_detail = "SignatureVerificationFailure: not a trusted key";
+  html = render_variant_matrix({checked}, "/kernels/o/k/tree/v1");
+  EXPECT_NE(html.find("sha256 over 2 files: <span class=\"verified\">files match</span>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("not valid: SignatureVerificationFailure"), std::string::npos) << html;
+
+  // Unchecked (the listing): what metadata.json claims, as before.
+  checked.integrity = {};
+  html = render_variant_matrix({checked}, "/kernels/o/k/tree/v1");
+  EXPECT_NE(html.find("<td>sha256 over 2 files</td><td>yes</td>"), std::string::npos) << html;
+}
+
 TEST(VariantMatrix, NoVariantsSaysSo) {
   EXPECT_NE(render_variant_matrix({}, "/x").find("no build variants"), std::string::npos);
 }

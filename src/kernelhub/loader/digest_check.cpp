@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <kernelhub/loader/digest_check.hpp>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include <kernelhub/metadata/metadata_reader.hpp>
+
+namespace kernelhub::loader {
+
+namespace fs = std::filesystem;
+
+std::string integrity_failure_text(const std::vector<metadata::DigestViolation>& violations,
+                                   std::size_t limit) {
+  std::string out = "kernel integrity check failed";
+  const std::size_t shown = std::min(violations.size(), limit);
+  for (std::size_t i = 0; i < shown; ++i) {
+    out += "\n" + violations[i].to_string();
+  }
+  if (violations.size() > shown) {
+    out += fmt::format("\n... and {} more", violations.size() - shown);
+  }
+  return out;
+}
+
+namespace {
+
+// The digest a metadata.json records; nullopt when it has none or does not parse. A cached
+// metadata.json is a link to blobs/<content hash>, which the blob check has just matched
+// against its name, so what a blob name once parsed to is remembered for the process: repeated
+// loads of a variant parse its metadata once.
+std::optional<metadata::Digest> recorded_digest(const fs::path& metadata_file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<metadata::Digest>> by_blob;
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(metadata_file, ec);
+  const std::string blob = ec ? std::string() : target.filename().string();
+  const bool content_named = target.parent_path().filename() == "blobs" &&
+                             (blob.size() == 40 || blob.size() == 64);
+  if (content_named) {
+    const std::lock_guard lock(mutex);
+    if (const auto found = by_blob.find(blob); found != by_blob.end()) {
+      return found->second;
+    }
+  }
+  const auto parsed = metadata::read_metadata_file(metadata_file);
+  std::optional<metadata::Digest> digest =
+      parsed && parsed->digest ? std::optional<metadata::Digest>(*parsed->digest) : std::nullopt;
+  if (content_named) {
+    const std::lock_guard lock(mutex);
+    by_blob.emplace(blob, digest);
+  }
+  return digest;
+}
+
+}  // namespace
+
+util::Expected<void> check_cached_variant_digest(const fs::path& variant_dir,
+                                                 const fs::path& stamp_root,
+                                                 DigestCheckStats* stats) {
+  std::error_code ec;
+  if (!fs::is_regular_file(variant_dir / "metadata.json", ec)) {
+    return {};
+  }
+  const auto recorded = recorded_digest(variant_dir / "metadata.json");
+  if (!recorded) {
+    return {};
+  }
+  const metadata::Digest& expected = *recorded;
+  StampedHashStats ignored;
+  StampedHashStats& hashes = stats != nullptr ? stats->hashes : ignored;
+  if (stats != nullptr) {
+    stats->checked = true;
+  }
+  const auto refusal = [&](const std::string& why) {
+    return util::fail(fmt::format(
+        "refusing to load kernel variant \"{}\": its files do not match the digest in its "
+        "metadata.json: {}",
+        variant_dir.string(), why));
+  };
+  auto actual = metadata::hash_variant_files(
+      expected.algorithm, variant_dir,
+      [&](metadata::DigestAlgorithm algorithm, const fs::path& file) {
+        return stamped_file_hash(algorithm, file, stamp_root, &hashes);
+      });
+  if (!actual) {
+    return refusal(actual.error().message);
+  }
+  for (const std::string& path : actual->uncovered) {
+    if (path.ends_with('/')) {
+      return refusal(fmt::format(
+          "\"{}\" is a link to a folder, which the digest does not cover (nothing behind it is "
+          "checked)",
+          path.substr(0, path.size() - 1)));
+    }
+  }
+  const auto violations = metadata::validate(expected, actual->digest);
+  if (!violations.empty()) {
+    return refusal(integrity_failure_text(violations));
+  }
+  return {};
+}
+
+}  // namespace kernelhub::loader
