@@ -311,6 +311,8 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   return file;
 }
 
+std::string repository_folder(git_repository* repo) { return git_repository_path(repo); }
+
 bool tracked_by_lfs(git_repository* repo, const std::string& commit, const std::string& path) {
   git_attr_options options = GIT_ATTR_OPTIONS_INIT;
   // A bare repository has no work tree or index: the commit's own .gitattributes decide

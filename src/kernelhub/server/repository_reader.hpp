@@ -85,6 +85,9 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, std::string_view path,
                                    Content content);
 
+// The repository's folder (`<name>.git/`): where its LFS store lives beside git's objects.
+std::string repository_folder(git_repository* repo);
+
 // Whether the `.gitattributes` of `commit` give `path` the `filter=lfs` attribute (the rule
 // `git lfs track` writes), as git would read them: nested files, patterns and macros
 // included. Errors count as no.

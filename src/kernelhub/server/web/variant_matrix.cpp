@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/server/web/variant_matrix.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <mutex>
 #include <set>
@@ -12,9 +16,11 @@
 
 #include <kernelhub/metadata/digest.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
+#include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
 #include <kernelhub/server/web/html.hpp>
+#include <kernelhub/util/unique_fd.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 #include <kernelhub/verify/identity_policy.hpp>
 #include <kernelhub/verify/signed_variant.hpp>
@@ -119,7 +125,33 @@ HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
     }
   }
   metadata::StreamHasher hasher(algorithm);
-  auto reader = open_loose_blob(repo.get(), item.oid);
+  // An LFS file's content is its object in the repository's LFS store, not the pointer blob.
+  if (item.lfs) {
+    const LfsObjectStore store(repository_folder(repo.get()));
+    const util::UniqueFd fd(::open(store.object_path(item.lfs->oid).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
+      return hub_fail(404, "", fmt::format("the LFS object of \"{}\" is not stored", item.path));
+    }
+    std::string buffer(std::size_t{1} << 20, '\0');
+    for (;;) {
+      const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
+      if (got < 0 && errno == EINTR) {
+        continue;
+      }
+      if (got < 0) {
+        return hub_fail(500, "", fmt::format("cannot read the LFS object of \"{}\"", item.path));
+      }
+      if (got == 0) {
+        break;
+      }
+      hasher.update(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+    }
+    std::string hash = hasher.finish();
+    const std::lock_guard lock(mutex);
+    remembered.emplace(key, hash);
+    return hash;
+  }
+  auto reader = open_streamed_blob(repo.get(), item.oid);
   if (!reader) {
     return tl::unexpected(reader.error());
   }
@@ -171,7 +203,8 @@ std::string first_violations(const std::vector<metadata::DigestViolation>& viola
 void check_digest(const std::shared_ptr<git_repository>& repo, const std::string& commit,
                   const std::string& folder, const metadata::Digest& expected,
                   VariantInfo::Integrity& integrity) {
-  auto items = list_tree(repo.get(), commit, folder, Recursive::yes, Sizes::skip);
+  // Sizes::read also tells LFS pointers from regular files.
+  auto items = list_tree(repo.get(), commit, folder, Recursive::yes, Sizes::read);
   if (!items) {
     integrity.digest_detail = "the files cannot be listed: " + items.error().message;
     return;
