@@ -12,6 +12,7 @@ their sources in tests/data/hub/lfs-wire-forms.md."""
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -139,6 +140,13 @@ def test_huggingface_hub_upload_goes_through_lfs_and_both_loaders_load(
         assert blob_id == hashlib.sha1(f"blob {len(pointer)}\0{pointer}".encode()).hexdigest()
     metadata, = [v for k, v in tree.items() if k.endswith("metadata.json")]
     assert metadata[1] is None  # text stays a regular git blob
+
+    # The kernel page's digest check reads the LFS objects, not the pointers.
+    status, _, page = http(lfs_hub, "GET", "/kernels/org/relu")
+    row = re.search(rf'<tr data-variant="{re.escape(variant.name)}">(.*?)</tr>', page.decode(), re.S)
+    assert status == 200 and row, page[:2000]
+    cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<td>(.*?)</td>", row.group(1), re.S)]
+    assert any(cell.endswith("files match") for cell in cells), cells
 
     assert load_both(lfs_hub, tmp_path, "org/relu") == {"kernels": True, "kernelhub": True}
     # Both clients name the cache blobs of LFS files by their sha256, as huggingface_hub does.
