@@ -28,18 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
+# The same throw-away server the download bench starts (this folder is on sys.path when run).
+from download import start_server
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VARIANT = "torch-cpu"
-
-
-def start_server(bin_dir: Path, root: Path, token_file: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([str(bin_dir / "kernelhub"), "serve", "--root", str(root), "--port", "0",
-                             "--token-file", str(token_file)], stdout=subprocess.PIPE, text=True)
-    url = proc.stdout.readline().strip()
-    if not url.startswith("http"):
-        proc.kill()
-        sys.exit(f"kernelhub serve did not print its URL (got {url!r})")
-    return proc, url
 
 
 def env_for(url: str, token: str, home: Path) -> dict:
