@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
-from . import _kernelhub, _system
+from . import _bytecode, _kernelhub, _system
 from ._metadata import Metadata
 from .deps import _KERNEL_DEPS
 
@@ -47,16 +47,18 @@ _modules: dict[str, ModuleType] = {}
 # prefer a cached .pyc over the source (an unchecked-hash .pyc is used without looking at the
 # source at all), and import a lone `x.pyc` where no `x.py` exists. So the modules of a variant
 # are found by a finder of our own, for every folder inside a loaded variant: it knows
-# extension modules and sources only, compiles each source when it is imported, and writes no
-# bytecode. Anyone who can write the cache can still drop bytecode there; nothing runs it.
+# extension modules and sources only, and takes each module's code from the source it reads
+# at import time; nothing is written into the variant. Anyone who can write the cache can still
+# drop bytecode there; nothing runs it. What compiling costs is won back by _bytecode: code the
+# loader compiled itself, kept in this user's state folder under the hash of the source.
 
 
 class _SourceLoader(importlib.machinery.SourceFileLoader):
-    """Compiles the module from its source on every import: never reads bytecode, writes none."""
+    """Code from the source read now: never the variant's bytecode, and none written there."""
 
     def get_code(self, fullname):
         path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
+        return _bytecode.compile_source(self.get_data(path), path)
 
 
 _LOADERS = ((importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),

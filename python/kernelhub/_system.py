@@ -6,14 +6,14 @@ import contextlib
 import functools
 import io
 
-from . import _kernelhub
+from . import _bytecode, _kernelhub
 
 
 @functools.lru_cache(maxsize=1)
 def probe_json() -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(_kernelhub.probe_script(), "<kernelhub probe>", "exec"), {})
+        exec(_bytecode.compile_source(_kernelhub.probe_script().encode(), "<kernelhub probe>"), {})
     return out.getvalue().strip().splitlines()[-1]
 
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <kernelhub/loader/device_arch.hpp>
+#include <kernelhub/loader/loaded_kernels.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/variants/acceptance.hpp>
 #include <kernelhub/variants/build_host.hpp>
@@ -17,6 +18,9 @@
 namespace kernelhub::python {
 
 namespace py = pybind11;
+
+// The process's loaded kernels (bindings.cpp): the variants imported so far, by path.
+loader::LoadedKernelRegistry& registry();
 
 [[noreturn]] inline void raise(PyObject* type, const std::string& message) {
   PyErr_SetString(type, message.c_str());

@@ -22,6 +22,7 @@ namespace py = pybind11;
 namespace fs = std::filesystem;
 using namespace kernelhub;
 using kernelhub::python::device_from;
+using kernelhub::python::registry;
 using kernelhub::python::system_from_probe;
 using kernelhub::python::trace_list;
 using kernelhub::python::value_or_raise;
@@ -40,12 +41,12 @@ py::dict module_dict(const loader::KernelModule& module) {
   return out;
 }
 
-loader::LoadedKernelRegistry& registry() {
+}  // namespace
+
+loader::LoadedKernelRegistry& kernelhub::python::registry() {
   static loader::LoadedKernelRegistry instance;
   return instance;
 }
-
-}  // namespace
 
 PYBIND11_MODULE(_kernelhub, m) {
   m.doc() = "kernelhub's C++ loader core";

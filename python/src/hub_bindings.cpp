@@ -38,6 +38,9 @@ HubCall make_call(const std::string& repo_id, const std::optional<unsigned>& ver
   call.request.backend = backend;
   call.request.local_files_only = local_files_only;
   call.request.check_trust = check_trust;
+  call.request.already_loaded = [](const std::filesystem::path& variant_path) {
+    return registry().find(variant_path).has_value();
+  };
   return call;
 }
 

@@ -364,9 +364,13 @@ LoadResult<HubKernel> install_hub_kernel(const HubLoadContext& context,
     return tl::unexpected(verified.error());
   }
   // The cached files are the hub's; whether the hub's are still the ones the variant's digest
-  // names is checked on every load, signature required or not.
-  if (auto matches = check_cached_variant_digest(variant_path, session.stamp_root()); !matches) {
-    return load_fail(LoadErrorKind::import_error, matches.error().message);
+  // names is checked on every load that imports them, signature required or not.
+  const bool imported_before = request.already_loaded && request.already_loaded(variant_path);
+  if (!imported_before) {
+    if (auto matches = check_cached_variant_digest(variant_path, session.stamp_root());
+        !matches) {
+      return load_fail(LoadErrorKind::import_error, matches.error().message);
+    }
   }
   if (request.version && !session.offline() && !target.redirected) {
     // kernels resolves versions offline from refs/v<N>, which a download by commit never writes.

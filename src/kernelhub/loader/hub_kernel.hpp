@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,10 @@ struct HubKernelRequest {
   bool local_files_only = false;       // HF_HUB_OFFLINE implies it
   bool check_trust = false;            // get_kernel without trust_remote_code: true
   bool follow_redirects = true;        // kernel-status.toml (online only)
+  // Whether this process already imported the variant at a path. Such a load hands back the
+  // module imported before, whose files were checked when it was imported, so the digest check
+  // (which reads every file's stamp) is not repeated for it. Unset: every load checks.
+  std::function<bool(const std::filesystem::path&)> already_loaded;
 };
 
 // The Python exception each failure becomes: ValueError, FileNotFoundError, ImportError,

@@ -67,14 +67,21 @@ else:
     except Exception:
         pass
 # The installed version from package metadata: importing tvm_ffi only to ask costs ~30 ms (it
-# loads its library and runs ldconfig), and only major.minor matters.
+# loads its library and runs ldconfig), and only major.minor matters. The Version header is
+# read from METADATA's head: importlib.metadata.version() parses the whole file as an e-mail
+# (about 0.6 ms of every load).
 try:
-    import sys
     if "tvm_ffi" in sys.modules:
         out["tvm_ffi"] = str(sys.modules["tvm_ffi"].__version__)
     else:
         import importlib.metadata
-        out["tvm_ffi"] = importlib.metadata.version("apache-tvm-ffi")
+        for dist in importlib.metadata.distributions(name="apache-tvm-ffi"):
+            head = (dist.read_text("METADATA") or "").partition("\n\n")[0]
+            for line in head.splitlines():
+                if line.lower().startswith("version:"):
+                    out["tvm_ffi"] = line[len("version:"):].strip()
+                    break
+            break
 except Exception:
     pass
 print(json.dumps(out))
