@@ -91,11 +91,15 @@ def _variant_path_hook(path: str):
     raise ImportError("not a folder of a loaded kernel variant")
 
 
+def _real_path(path: str) -> str:
+    return _kernelhub.real_path(path) or os.path.realpath(path)
+
+
 def _claim_variant(*folders: Path) -> None:
     """Sends imports from `folders` (and below) through _VariantFinder, dropping any finder
     Python cached for them before."""
     absolute = {os.path.abspath(folder) for folder in folders}
-    new = (absolute | {os.path.realpath(folder) for folder in absolute}) - _variant_roots
+    new = (absolute | {_real_path(folder) for folder in absolute}) - _variant_roots
     if _variant_path_hook not in sys.path_hooks:
         sys.path_hooks.insert(0, _variant_path_hook)
     if not new:
