@@ -27,7 +27,7 @@ class RepositoryStore;
 
 // Checks every variant folder under build/ at `commit` that has no record yet (or one made
 // with other keys), and records each (variant_check_store). Returns how many it checked; the
-// others were recorded already. Stops between two files when `stop` is requested, recording
+// others were recorded already. Stops (within a file) when `stop` is requested, recording
 // nothing for the variant it was on.
 HubExpected<std::size_t> record_variant_checks(const std::shared_ptr<git_repository>& repo,
                                                const std::string& commit,
@@ -39,7 +39,7 @@ HubExpected<std::size_t> record_variant_checks(const std::shared_ptr<git_reposit
 // commit handler only queues its commit, and one worker thread hashes the new variants' files
 // (up to gigabytes through LFS), so neither the commit's answer nor the event loop that sent it
 // waits for the hashing. Until a commit's job is done its kernel page says "verifying".
-// Queued jobs are dropped when the server stops (the job in progress stops between two files);
+// Queued jobs are dropped when the server stops (the job in progress stops within its file);
 // their variants are then checked when a page first shows them.
 class VariantCheckQueue {
  public:

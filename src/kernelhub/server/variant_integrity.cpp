@@ -32,12 +32,16 @@ constexpr std::size_t k_max_checked_files = 10000;
 // Remembered blob hashes; past this many the memory starts again empty.
 constexpr std::size_t k_remembered_hashes = 100000;
 
+tl::unexpected<HubError> stopped() { return hub_fail(503, "", "the server is stopping"); }
+
 // A blob's hash in `algorithm`, remembered by blob id (a blob never changes under its id):
 // an LFS file's object read from the store, a loose blob streamed, else read whole through
-// libgit2.
+// libgit2. Fails between two blocks when `stop` is requested (a server stopping mid-way
+// through a large file).
 HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, const TreeItem& item,
-                                   metadata::DigestAlgorithm algorithm) {
+                                   metadata::DigestAlgorithm algorithm,
+                                   const std::stop_token& stop) {
   static std::mutex mutex;
   static std::unordered_map<std::string, std::string> remembered;
   const std::string key = std::string(metadata::to_string(algorithm)) + ":" + item.oid;
@@ -56,6 +60,9 @@ HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
       return hub_fail(404, "", fmt::format("the LFS object of \"{}\" is not stored", item.path));
     }
     for (;;) {
+      if (stop.stop_requested()) {
+        return stopped();
+      }
       const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
       if (got < 0 && errno == EINTR) {
         continue;
@@ -72,6 +79,9 @@ HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
     return tl::unexpected(reader.error());
   } else if (*reader) {
     for (;;) {
+      if (stop.stop_requested()) {
+        return stopped();
+      }
       auto got = (*reader)->read(buffer.data(), buffer.size());
       if (!got) {
         return tl::unexpected(got.error());
@@ -136,10 +146,10 @@ bool check_digest(const std::shared_ptr<git_repository>& repo, const std::string
     if (item.is_directory || outside_digest(relative)) {
       continue;
     }
+    auto hash = blob_hash(repo, commit, item, expected.algorithm, stop);
     if (stop.stop_requested()) {
       return false;
     }
-    auto hash = blob_hash(repo, commit, item, expected.algorithm);
     if (!hash) {
       integrity.digest_detail = fmt::format("\"{}\" cannot be read: {}", relative,
                                             hash.error().message);

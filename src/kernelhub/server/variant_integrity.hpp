@@ -41,7 +41,8 @@ std::vector<std::string> key_hints(std::span<const PublishedKey> keys);
 // repository's LFS store, not its pointer) against metadata.json's digest, and the bundle, a
 // keyed one against `keys`, a certificate one against the production Sigstore root and
 // kernels-community's workflows. Blob hashes are remembered by blob id for the life of the
-// process. nullopt when `stop` was requested before it finished (between two files).
+// process. nullopt when `stop` was requested before it finished (checked between blocks of
+// a file).
 std::optional<VariantIntegrity> check_variant_integrity(const std::shared_ptr<git_repository>& repo,
                                                         const std::string& commit,
                                                         const std::string& folder,

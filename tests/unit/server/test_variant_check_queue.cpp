@@ -272,6 +272,31 @@ TEST_F(VariantCheckQueueTest, PullRequestCommitsAndMergesAreQueuedToo) {
   EXPECT_FALSE(m_router->variant_checks().pending(id, main_head));
 }
 
+TEST_F(VariantCheckQueueTest, AStoppedCheckRecordsNothing) {
+  ASSERT_EQ(send("POST", "/api/repos/create",
+                 R"({"name": "k", "organization": "org", "type": "kernel"})")
+                .status,
+            200);
+  const std::string sha = commit("main", signed_variant(k_init));
+  const auto repo = m_router->store().open({RepoType::kernel, "org", "k"});
+  ASSERT_TRUE(repo);
+  std::stop_source stopping;
+  stopping.request_stop();
+  const auto checked = record_variant_checks(repo->git, sha, settings().trusted_keys,
+                                             VariantCheckRecord::Origin::upload,
+                                             stopping.get_token());
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(*checked, 0u);
+  EXPECT_EQ(checks("main")["variants"][0]["state"], "verifying");
+  const std::string tree = checks("main")["variants"][0]["tree"];
+  EXPECT_FALSE(std::filesystem::exists(record_path(tree)));
+  // Not stopped: recorded.
+  EXPECT_EQ(record_variant_checks(repo->git, sha, settings().trusted_keys,
+                                  VariantCheckRecord::Origin::upload),
+            std::size_t{1});
+  EXPECT_TRUE(std::filesystem::exists(record_path(tree)));
+}
+
 TEST(VariantCheckQueue, ACommitIsQueuedOnceAndTheQueueIsBounded) {
   RepositoryStore store(std::filesystem::current_path() / "root");
   VariantCheckQueue queue(store, VariantCheckQueue::Run::by_caller);
