@@ -98,6 +98,25 @@ def commit(server, repo_path, revision, files, summary="upload", deleted=(),
                 headers={"Content-Type": "application/x-ndjson"})
 
 
+def wait_for_variant_checks(server, repo_path, revision="main", token=None, deadline_s=120):
+    """Waits until the hub has checked the variants of `revision` (it does so after each commit,
+    on a worker: GET /api/{repo_path}/variant-checks/{revision} says "verifying" until then)
+    and returns that answer. The deadline only ends a hung wait; nothing is timed."""
+    import time
+
+    path = f"/api/{repo_path}/variant-checks/{urllib.request.quote(revision, safe='')}"
+    end = time.monotonic() + deadline_s
+    while True:
+        status, _, body = http(server, "GET", path, token=token)
+        assert status == 200, body
+        answer = json.loads(body)
+        if not answer["verifying"]:
+            return answer
+        if time.monotonic() > end:
+            raise AssertionError(f"the hub still checks {repo_path}@{revision}: {answer}")
+        time.sleep(0.02)
+
+
 def start_serve(kernelhub_bin, root, *args):
     """Starts `kernelhub serve --root ROOT --port 0 ARGS...`; returns (process, base URL).
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from hub_cache_support import publish, run_python
+from serve_helpers import Served, wait_for_variant_checks
 
 kernelhub = pytest.importorskip("kernelhub")
 native = pytest.importorskip("kernelhub._kernelhub")
@@ -103,6 +104,7 @@ def keyed_hub(kernelhub_bin, kernel_builder, tmp_path_factory):
     metadata.write_bytes(metadata.read_bytes().replace(b'"version": 1', b'"version":  1'))
     for name in variants:
         publish(url, TOKEN, f"team/{name}", tmp / name)
+        wait_for_variant_checks(Served(url), f"kernels/team/{name}")
     yield {"url": url, "markers": markers, "variants": variants, "team": team, "other": other}
     server.terminate()
     server.wait(timeout=10)
@@ -289,7 +291,7 @@ def _variant_row(hub, name: str) -> list[str]:
     import urllib.request
     with urllib.request.urlopen(f"{hub['url']}/kernels/team/{name}", timeout=30) as answer:
         page = answer.read().decode()
-    row = re.search(r'<tr data-variant="torch-cpu">(.*?)</tr>', page, re.S)
+    row = re.search(r'<tr data-variant="torch-cpu"[^>]*>(.*?)</tr>', page, re.S)
     assert row, page
     return [html.unescape(re.sub(r"<[^>]+>", "", cell))
             for cell in re.findall(r"<td>(.*?)</td>", row.group(1), re.S)]
@@ -305,13 +307,15 @@ def test_the_kernel_page_shows_what_the_hub_verified(keyed_hub):
     changed = _variant_row(keyed_hub, "file-changed")
     assert changed[3].startswith("sha256 over 1 files: files do not match: File hash mismatch "
                                  "for __init__.py: expected: "), changed
-    assert changed[4] == f"valid (key {team_hint})"
+    assert changed[4] == f"valid (key {team_hint}), but the files changed after signing"
     good = _variant_row(keyed_hub, "signed")
-    assert good[3:] == ["sha256 over 1 files: files match", f"valid (key {team_hint})"]
+    assert good[3:5] == ["sha256 over 1 files: files match", f"valid (key {team_hint})"]
+    # Checked after the upload, not when the page was first shown.
+    assert good[5].startswith("at upload ("), good
     other = _variant_row(keyed_hub, "other-key")
     assert other[3] == "sha256 over 1 files: files match"
     assert other[4].startswith("not valid: SignatureVerificationFailure: signed with key ")
-    assert _variant_row(keyed_hub, "unsigned")[3:] == ["sha256 over 1 files: files match", "no"]
+    assert _variant_row(keyed_hub, "unsigned")[3:5] == ["sha256 over 1 files: files match", "no"]
 
 
 def test_the_bundle_is_a_real_keyed_sigstore_bundle(keyed_hub):

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run, start_hub_server, stop_hub_server
-from serve_helpers import client_env, commit, http, run_client
+from serve_helpers import client_env, commit, http, run_client, wait_for_variant_checks
 
 PYTHON = str(VENV_BIN / "python")
 BIG = 12 * 1000 * 1000
@@ -141,7 +141,11 @@ def test_huggingface_hub_upload_goes_through_lfs_and_both_loaders_load(
     metadata, = [v for k, v in tree.items() if k.endswith("metadata.json")]
     assert metadata[1] is None  # text stays a regular git blob
 
-    # The kernel page's digest check reads the LFS objects, not the pointers.
+    # The hub's digest check (after the upload, on its worker) reads the LFS objects, not the
+    # pointers.
+    checks = wait_for_variant_checks(lfs_hub, "kernels/org/relu", "v1")
+    assert [(v["state"], v["checkedAt"], v["digest"]["matches"]) for v in checks["variants"]] \
+        == [("recorded", "upload", True)], checks
     status, _, page = http(lfs_hub, "GET", "/kernels/org/relu")
     row = re.search(rf'<tr data-variant="{re.escape(variant.name)}">(.*?)</tr>', page.decode(), re.S)
     assert status == 200 and row, page[:2000]

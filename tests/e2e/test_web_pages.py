@@ -18,7 +18,7 @@ import pytest
 
 from conftest import REPO_ROOT, HubServer
 from headless_browser import CHROMIUM, Browser, artifacts_dir, parse
-from serve_helpers import commit, http
+from serve_helpers import commit, http, wait_for_variant_checks
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="needs Debian's chromium (scripts/setup.sh installs it)")
@@ -188,6 +188,9 @@ def hub(kernelhub_bin, tmp_path_factory):
         many = {f"many/f{i:04}.txt": b"x" for i in range(1001)}
         put(server, "kernels/kh-web/secret-kernel", "v1", {
             f"build/{CPU}/metadata.json": metadata("cpu"), **many}, "Publish v1")
+        # The hub checks each commit's variants after answering it, in order: once the last
+        # kernel commit is checked, every page shows what the checks found.
+        wait_for_variant_checks(server, "kernels/kh-web/secret-kernel", "v1", token=TOKEN)
         create(server, "model", "kh-hidden/hidden-model", private=True)
         create(server, "dataset", "kh-hidden/hidden-data", private=True)
         yield server
@@ -294,11 +297,20 @@ def test_kernel_page_shows_card_versions_variants_benchmarks_and_how_to_load(hub
     # The hub checks the files against the digest itself (issue 20 item 9): these variants'
     # metadata names files they do not have.
     mismatch = "sha256 over 2 files: files do not match: Missing file: __init__.py (and 1 more)"
-    assert details[STABLE].rows() == [[STABLE, "9.0", "yes", mismatch, "no"]]
+    [stable_row] = details[STABLE].rows()
+    assert stable_row[:5] == [STABLE, "9.0", "yes", mismatch, "no"]
+    # Checked after the commit that brought it, which the cell links to.
+    assert stable_row[5].startswith("at upload (")
+    commit_link = details[STABLE].find_all("a")[-1].attrs["href"]
+    assert commit_link.startswith(f"/kernels/{KERNEL}/commit/")
+    # Every variant whose files differ from its digest is named above the table too.
+    assert doc.by_id("variant-mismatch").text().startswith(
+        "Files do not match the digest in their metadata.json, so loaders refuse these variants:")
+    assert details[STABLE].attrs["class"] == "mismatch"
     assert [c.text() for c in details[CUDA].iter("span") if c.attrs.get("class") == "chip"] == \
         ["8.0", "9.0+PTX"]
     [cpu_row] = details[CPU].rows()
-    assert cpu_row[:3] + cpu_row[4:] == [CPU, "—", "no", "no"]
+    assert cpu_row[:3] + cpu_row[4:5] == [CPU, "—", "no", "no"]
     assert cpu_row[3].startswith("sha256 over 2 files: files do not match: File hash mismatch "
                                  "for __init__.py: expected: AAAA, got: ")
     assert "no metadata.json" in details[UNIVERSAL].text()

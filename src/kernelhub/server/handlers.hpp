@@ -16,6 +16,7 @@
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/request_target.hpp>
 #include <kernelhub/server/server_settings.hpp>
+#include <kernelhub/server/variant_check_queue.hpp>
 
 // The endpoint handlers behind HubRouter; private to the server layer.
 namespace kernelhub::server::handlers {
@@ -31,6 +32,9 @@ struct Context {
   // Signs and checks the URLs the LFS batch API hands out (lfs_grant.hpp); null where no LFS
   // route is served (then every signed URL is refused).
   const UrlSigner* signer = nullptr;
+  // Where a new commit of a kernel is queued for the check of its variants
+  // (variant_check_queue.hpp); null where nothing is checked after commits.
+  VariantCheckQueue* variant_checks = nullptr;
 };
 
 // Reads (read_handlers.cpp). `revision` nullopt means the default branch.
@@ -54,6 +58,13 @@ HubExpected<HttpResponse> index_page(Context& ctx);
 // `GET /api/kernelhub/trusted-keys`: {"keys": [{"hint", "algorithm", "pem"}]}, the keys of
 // config.toml's [signing] trusted-keys (an empty list when none). Public, like the overview.
 HubExpected<HttpResponse> trusted_keys(Context& ctx);
+// `GET /api/{type}/{ns}/{name}/variant-checks/{rev}`: what the hub recorded of the checks of
+// each variant under build/ at `rev` (web/variant_matrix.hpp), and whether they are still
+// running: {"commit", "verifying", "variants": [{"name", "tree", "state": "recorded",
+// "verifying" or "unchecked", and when recorded "checkedAt", "checkedCommit", "digest",
+// "signed", "signature"}]}. Runs no check itself.
+HubExpected<HttpResponse> variant_checks(Context& ctx, const RepoId& id,
+                                         const std::string& revision);
 
 // Writes (write_handlers.cpp); each checks the bearer token first.
 HubExpected<HttpResponse> create_repo(Context& ctx);
@@ -118,6 +129,9 @@ HubExpected<HttpResponse> push_to_pull_request(Context& ctx, const RepoId& id,
                                                const OpenRepository& repo,
                                                const std::string& pr_ref,
                                                const CommitRequest& request);
+// Queues the check of the variants of `commit`, just made in kernel repository `id`, against the
+// keys in force (nothing for models and datasets): called after every accepted commit.
+void queue_variant_checks(const Context& ctx, const RepoId& id, const std::string& commit);
 // Merges the pull request `discussion` (which it marks merged) into its base branch; returns
 // the status-change event to record.
 HubExpected<nlohmann::json> merge_pull_request(Context& ctx, const RepoId& id,

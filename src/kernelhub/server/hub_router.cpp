@@ -86,6 +86,9 @@ HubExpected<HttpResponse> route_repo_api(handlers::Context& ctx, RepoType type,
     return is_read(request) ? handlers::repo_tree(ctx, id, args[0], join(args.subspan(1)))
                             : wrong_method(request);
   }
+  if (action == "variant-checks" && !args.empty()) {
+    return is_read(request) ? handlers::variant_checks(ctx, id, joined) : wrong_method(request);
+  }
   if (action == "commits" && !args.empty()) {
     return is_read(request) ? handlers::repo_commits(ctx, id, joined) : wrong_method(request);
   }
@@ -341,11 +344,12 @@ HubExpected<HubRouter::BodyPlan> HubRouter::admit(const HttpRequest& head) {
   return BodyPlan{BodyPlan::Storage::memory, std::min(max_body, k_max_json_body)};
 }
 
-HubRouter::HubRouter(ServerSettings settings)
+HubRouter::HubRouter(ServerSettings settings, VariantCheckQueue::Run checks)
     : m_config_stamp(file_stamp(settings.root / "config.toml")),
       m_token_stamp(settings.token_file.empty() ? FileStamp{} : file_stamp(settings.token_file)),
       m_store(settings.root),
-      m_sessions(settings.session_lifetime) {
+      m_sessions(settings.session_lifetime),
+      m_variant_checks(m_store, checks) {
   m_settings = std::make_shared<const ServerSettings>(std::move(settings));
 }
 
@@ -447,6 +451,7 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   const std::shared_ptr<const ServerSettings> settings = this->settings();
   handlers::Context ctx{*settings, m_store, request, *target};
   ctx.signer = &m_signer;
+  ctx.variant_checks = &m_variant_checks;
   const Segments segments(target->segments);
   // A session cookie counts for reads outside /api only: the API and every write keep
   // needing the Authorization header, which no other site's page can make a browser send.

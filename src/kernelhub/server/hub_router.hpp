@@ -15,6 +15,7 @@
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
 #include <kernelhub/server/session_store.hpp>
+#include <kernelhub/server/variant_check_queue.hpp>
 #include <kernelhub/util/expected.hpp>
 
 namespace kernelhub::server {
@@ -28,7 +29,10 @@ struct Context;
 // Thread-safe: the HTTP transport calls it from its whole pool.
 class HubRouter {
  public:
-  explicit HubRouter(ServerSettings settings);
+  // `checks` says whether the variants of each new kernel commit are checked on a worker
+  // thread of this router's own (VariantCheckQueue) or only when the caller runs them (tests).
+  explicit HubRouter(ServerSettings settings,
+                     VariantCheckQueue::Run checks = VariantCheckQueue::Run::on_thread);
 
   HttpResponse handle(const HttpRequest& request);
 
@@ -47,6 +51,7 @@ class HubRouter {
   // The settings in force; a request keeps the snapshot it started with.
   std::shared_ptr<const ServerSettings> settings() const;
   RepositoryStore& store() { return m_store; }
+  VariantCheckQueue& variant_checks() { return m_variant_checks; }
 
   // Reads config.toml (and the token file, when there is one) again: with `if_changed` only
   // when either file's stamp (mtime, size, inode, existence) moved since the last read; with
@@ -81,6 +86,8 @@ class HubRouter {
   SessionStore m_sessions;
   LoginThrottle m_login_throttle;
   UrlSigner m_signer;  // the LFS URLs' key: new each start, so a restart voids them
+  // After m_store, which its worker reads: destroyed (its worker stopped) first.
+  VariantCheckQueue m_variant_checks;
 };
 
 }  // namespace kernelhub::server

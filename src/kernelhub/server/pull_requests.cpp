@@ -82,6 +82,7 @@ HubExpected<HttpResponse> open_pull_request(Context& ctx, const RepoId& id,
     (void)delete_ref(git, ref);
     return tl::unexpected(saved.error());
   }
+  queue_variant_checks(ctx, id, *sha);
   return commit_answer(ctx, id, *sha, request, discussion_url(ctx, id, num));
 }
 
@@ -102,6 +103,7 @@ HubExpected<HttpResponse> push_to_pull_request(Context& ctx, const RepoId& id,
                                    *num, status, pr_ref));
   }
   const std::string sha = KH_HUB_TRY(commit_to_branch(repo.git.get(), pr_ref, request));
+  queue_variant_checks(ctx, id, sha);
   (*discussion)["events"].push_back(commit_event(request.summary, sha, k_discussion_author));
   KH_HUB_TRY(store.save(all));
   return commit_answer(ctx, id, sha, request, nullptr);
@@ -131,6 +133,7 @@ HubExpected<json> merge_pull_request(Context& ctx, const RepoId& id, json& discu
   }
   discussion["status"] = "merged";
   discussion["mergeCommitId"] = merged.commit;
+  queue_variant_checks(ctx, id, merged.commit);
   return status_event("merged", k_discussion_author);
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The read endpoints of hub-api.md §2: repo info, refs, tree, resolve, organization overview.
+// The read endpoints of hub-api.md §2: repo info, refs, tree, resolve, organization overview;
+// and kernelhub's own: the trusted keys and the hub's checks of a revision's variants.
 #include <algorithm>
 #include <charconv>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
+#include <kernelhub/server/web/variant_matrix.hpp>
 
 namespace kernelhub::server::handlers {
 
@@ -281,6 +283,49 @@ HubExpected<HttpResponse> trusted_keys(Context& ctx) {
     keys.push_back({{"hint", key.hint}, {"algorithm", key.algorithm}, {"pem", key.pem}});
   }
   return json_response(200, {{"keys", keys}});
+}
+
+HubExpected<HttpResponse> variant_checks(Context& ctx, const RepoId& id,
+                                         const std::string& revision) {
+  RepoId served = id;
+  const OpenRepository repo = KH_HUB_TRY(open_for_read(ctx, id, &served));
+  KH_HUB_TRY(check_revision(revision));
+  const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
+  auto variants = KH_HUB_TRY(web::collect_variants(repo.git, sha));
+  const bool verifying =
+      ctx.variant_checks != nullptr && ctx.variant_checks->pending(served, sha);
+  // Only what is recorded: a read of the API never starts the hashing of a variant.
+  web::check_variants(repo.git, sha, variants, ctx.settings.trusted_keys, verifying,
+                      web::Fallback::none);
+  const auto optional_bool = [](const std::optional<bool>& value) {
+    return value ? json(*value) : json(nullptr);
+  };
+  json list = json::array();
+  for (const web::VariantInfo& variant : variants) {
+    using Checked = web::VariantInfo::Checked;
+    const VariantIntegrity& integrity = variant.integrity;
+    const bool recorded = variant.checked == Checked::at_upload ||
+                          variant.checked == Checked::on_first_view;
+    json entry = {
+        {"name", variant.name},
+        {"tree", variant.tree},
+        {"state", recorded ? "recorded"
+                  : variant.checked == Checked::verifying ? "verifying"
+                                                           : "unchecked"},
+    };
+    if (recorded) {
+      entry["checkedAt"] = variant.checked == Checked::at_upload ? "upload" : "page view";
+      entry["checkedCommit"] = variant.checked_commit;
+      entry["signatureCheckedAgain"] = variant.signature_rechecked;
+      entry["digest"] = {{"matches", optional_bool(integrity.digest_matches)},
+                         {"detail", integrity.digest_detail}};
+      entry["signed"] = integrity.signed_;
+      entry["signature"] = {{"valid", optional_bool(integrity.signature_valid)},
+                            {"detail", integrity.signature_detail}};
+    }
+    list.push_back(std::move(entry));
+  }
+  return json_response(200, {{"commit", sha}, {"verifying", verifying}, {"variants", list}});
 }
 
 }  // namespace kernelhub::server::handlers

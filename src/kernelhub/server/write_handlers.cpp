@@ -103,6 +103,12 @@ HubExpected<void> require_write_token(const Context& ctx) {
   return {};
 }
 
+void queue_variant_checks(const Context& ctx, const RepoId& id, const std::string& commit) {
+  if (ctx.variant_checks != nullptr && id.type == RepoType::kernel) {
+    ctx.variant_checks->enqueue(id, commit, ctx.settings.trusted_keys);
+  }
+}
+
 HubExpected<HttpResponse> create_repo(Context& ctx) {
   KH_HUB_TRY(require_write_token(ctx));
   const json body = KH_HUB_TRY(json_body(ctx));
@@ -217,6 +223,7 @@ HubExpected<HttpResponse> commit(Context& ctx, const RepoId& id, const std::stri
     return open_pull_request(ctx, id, repo, branch, request);
   }
   const std::string sha = KH_HUB_TRY(commit_to_branch(repo.git.get(), branch, request));
+  queue_variant_checks(ctx, id, sha);
   return json_response(
       200, {{"success", true},
             {"commitOid", sha},

@@ -41,7 +41,7 @@ HubExpected<RepoView> open_view(handlers::Context& ctx, const RepoId& id) {
     return repo_not_found(id.id());
   }
   return RepoView{id, std::move(*repo), fmt::format("/{}{}", url_prefix(id.type), id.id()),
-                  ctx.settings.trusted_keys};
+                  ctx.settings.trusted_keys, ctx.variant_checks};
 }
 
 std::vector<VersionBranch> version_branches(const RepoRefs& refs) {
@@ -145,16 +145,11 @@ std::string kernel_revision_html(const RepoView& view, const std::string& commit
                                  escape(revision_label(revision)));
   auto variants = collect_variants(view.repo.git, commit);
   if (variants) {
-    std::vector<verify::TrustedKey> keys;
-    for (const PublishedKey& published : view.trusted_keys) {
-      // Each key parsed when the settings were read; one that no longer does is not trusted.
-      if (auto parsed = verify::parse_trusted_keys(published.pem, published.source)) {
-        keys.insert(keys.end(), parsed->begin(), parsed->end());
-      }
-    }
-    check_variants(view.repo.git, commit, *variants, keys);
+    const bool verifying =
+        view.variant_checks != nullptr && view.variant_checks->pending(view.id, commit);
+    check_variants(view.repo.git, commit, *variants, view.trusted_keys, verifying);
   }
-  html += variants ? render_variant_matrix(*variants, tree_base)
+  html += variants ? render_variant_matrix(*variants, view.base, tree_base)
                    : fmt::format("<p class=\"muted\">The variants cannot be listed: {}</p>\n",
                                  escape(variants.error().message));
   auto runs = collect_benchmarks(view.repo.git, commit);

@@ -19,6 +19,8 @@ struct RepoView {
   OpenRepository repo;
   std::string base;  // URL path: "/kernels/ns/name", "/ns/name"
   std::vector<PublishedKey> trusted_keys;  // the hub's [signing] keys, to check signatures
+  // The checks of uploaded variants still to run (null: none are queued).
+  const VariantCheckQueue* variant_checks = nullptr;
 };
 
 // The repository if the reader may see it; a private one without a valid token is the same

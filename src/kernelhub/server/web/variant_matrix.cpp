@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/server/web/variant_matrix.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <map>
-#include <mutex>
 #include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <kernelhub/metadata/digest.hpp>
-#include <kernelhub/metadata/metadata_reader.hpp>
-#include <kernelhub/server/lfs_object_store.hpp>
-#include <kernelhub/server/repository_blob_reader.hpp>
 #include <kernelhub/server/repository_reader.hpp>
+#include <kernelhub/server/variant_check_store.hpp>
 #include <kernelhub/server/web/html.hpp>
-#include <kernelhub/util/unique_fd.hpp>
 #include <kernelhub/variants/variant_name.hpp>
-#include <kernelhub/verify/identity_policy.hpp>
-#include <kernelhub/verify/signed_variant.hpp>
-#include <kernelhub/verify/trusted_root.hpp>
 
 namespace kernelhub::server::web {
 
@@ -105,178 +92,13 @@ void read_metadata(VariantInfo& info, std::string_view text) {
   }
 }
 
-// A variant with more files than this is not checked on a page view.
-constexpr std::size_t k_max_checked_files = 10000;
-// Remembered blob hashes; past this many the memory starts again empty.
-constexpr std::size_t k_remembered_hashes = 100000;
+constexpr std::string_view k_verifying =
+    "<span class=\"muted verifying\">verifying (the hub checks it after the upload)</span>";
 
-// A blob's hash in `algorithm`, remembered by blob id (a blob never changes under its id):
-// streamed from a loose object, else read whole through libgit2.
-HubExpected<std::string> blob_hash(const std::shared_ptr<git_repository>& repo,
-                                   const std::string& commit, const TreeItem& item,
-                                   metadata::DigestAlgorithm algorithm) {
-  static std::mutex mutex;
-  static std::unordered_map<std::string, std::string> remembered;
-  const std::string key = std::string(metadata::to_string(algorithm)) + ":" + item.oid;
-  {
-    const std::lock_guard lock(mutex);
-    if (const auto found = remembered.find(key); found != remembered.end()) {
-      return found->second;
-    }
-  }
-  metadata::StreamHasher hasher(algorithm);
-  // An LFS file's content is its object in the repository's LFS store, not the pointer blob.
-  if (item.lfs) {
-    const LfsObjectStore store(repository_folder(repo.get()));
-    const util::UniqueFd fd(::open(store.object_path(item.lfs->oid).c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd) {
-      return hub_fail(404, "", fmt::format("the LFS object of \"{}\" is not stored", item.path));
-    }
-    std::string buffer(std::size_t{1} << 20, '\0');
-    for (;;) {
-      const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
-      if (got < 0 && errno == EINTR) {
-        continue;
-      }
-      if (got < 0) {
-        return hub_fail(500, "", fmt::format("cannot read the LFS object of \"{}\"", item.path));
-      }
-      if (got == 0) {
-        break;
-      }
-      hasher.update(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
-    }
-    std::string hash = hasher.finish();
-    const std::lock_guard lock(mutex);
-    remembered.emplace(key, hash);
-    return hash;
-  }
-  auto reader = open_streamed_blob(repo.get(), item.oid);
-  if (!reader) {
-    return tl::unexpected(reader.error());
-  }
-  if (*reader) {
-    std::string buffer(std::size_t{1} << 20, '\0');
-    for (;;) {
-      auto got = (*reader)->read(buffer.data(), buffer.size());
-      if (!got) {
-        return tl::unexpected(got.error());
-      }
-      if (*got == 0) {
-        break;
-      }
-      hasher.update(std::string_view(buffer.data(), *got));
-    }
-  } else {
-    auto file = read_file(repo, commit, item.path, Content::bytes);
-    if (!file) {
-      return tl::unexpected(file.error());
-    }
-    hasher.update(std::string_view(file->data, file->size));
-  }
-  std::string hash = hasher.finish();
-  const std::lock_guard lock(mutex);
-  if (remembered.size() >= k_remembered_hashes) {
-    remembered.clear();
-  }
-  remembered.emplace(key, hash);
-  return hash;
-}
-
-// The loader's digest leaves out bytecode and the top-level metadata files (metadata/digest.hpp).
-bool outside_digest(std::string_view relative) {
-  if (relative == "metadata.json" || relative == "metadata.json.sigstore" ||
-      relative.ends_with(".pyc") || relative.starts_with("__pycache__/")) {
-    return true;
-  }
-  return relative.find("/__pycache__/") != std::string_view::npos;
-}
-
-std::string first_violations(const std::vector<metadata::DigestViolation>& violations) {
-  std::string out = violations.front().to_string();
-  if (violations.size() > 1) {
-    out += fmt::format(" (and {} more)", violations.size() - 1);
-  }
-  return out;
-}
-
-void check_digest(const std::shared_ptr<git_repository>& repo, const std::string& commit,
-                  const std::string& folder, const metadata::Digest& expected,
-                  VariantInfo::Integrity& integrity) {
-  // Sizes::read also tells LFS pointers from regular files.
-  auto items = list_tree(repo.get(), commit, folder, Recursive::yes, Sizes::read);
-  if (!items) {
-    integrity.digest_detail = "the files cannot be listed: " + items.error().message;
-    return;
-  }
-  if (items->size() > k_max_checked_files) {
-    integrity.digest_detail = fmt::format("not checked here: more than {} files",
-                                          k_max_checked_files);
-    return;
-  }
-  metadata::Digest actual;
-  actual.algorithm = expected.algorithm;
-  for (const TreeItem& item : *items) {
-    const std::string_view relative = std::string_view(item.path).substr(folder.size() + 1);
-    if (item.is_directory || outside_digest(relative)) {
-      continue;
-    }
-    auto hash = blob_hash(repo, commit, item, expected.algorithm);
-    if (!hash) {
-      integrity.digest_detail = fmt::format("\"{}\" cannot be read: {}", relative,
-                                            hash.error().message);
-      return;
-    }
-    actual.files.emplace(relative, std::move(*hash));
-  }
-  const auto violations = metadata::validate(expected, actual);
-  integrity.digest_matches = violations.empty();
-  if (!violations.empty()) {
-    integrity.digest_detail = first_violations(violations);
-  }
-}
-
-void check_variant(const std::shared_ptr<git_repository>& repo, const std::string& commit,
-                   VariantInfo& info, std::span<const verify::TrustedKey> keys) {
-  VariantInfo::Integrity& integrity = info.integrity;
-  integrity.checked = true;
-  const std::string folder = "build/" + info.name;
-  if (!info.metadata_error.empty()) {
-    integrity.digest_detail = info.metadata_error;
-    return;
-  }
-  auto metadata_file = read_file(repo, commit, folder + "/metadata.json", Content::bytes);
-  if (!metadata_file) {
-    integrity.digest_detail = metadata_file.error().message;
-    return;
-  }
-  const std::string_view metadata_bytes(metadata_file->data, metadata_file->size);
-  if (auto parsed = metadata::parse_metadata(metadata_bytes); !parsed) {
-    integrity.digest_detail = "metadata.json does not parse: " + parsed.error().message;
-  } else if (parsed->digest) {
-    check_digest(repo, commit, folder, *parsed->digest, integrity);
-  }
-  if (!info.signed_) {
-    return;
-  }
-  auto bundle = read_file(repo, commit, folder + "/metadata.json.sigstore", Content::bytes);
-  if (!bundle || bundle->size > k_max_metadata) {
-    integrity.signature_valid = false;
-    integrity.signature_detail = bundle ? "metadata.json.sigstore is too large"
-                                        : bundle.error().message;
-    return;
-  }
-  const auto check = verify::verify_metadata_signature(
-      std::string_view(bundle->data, bundle->size), metadata_bytes, verify::default_policies(),
-      verify::production_trusted_root(), keys);
-  integrity.signature_valid = check.passed();
-  if (check.passed()) {
-    integrity.signature_detail = check.key_hint.empty() ? "Sigstore, kernels-community workflow"
-                                                        : "key " + check.key_hint;
-  } else {
-    integrity.signature_detail = fmt::format("{}: {}", verify::kind_name(check.status),
-                                             check.reason);
-  }
+// A signed variant whose signature holds but whose files do not match the signed digest:
+// the files changed after signing (the loader refuses it).
+bool changed_after_signing(const VariantInfo& variant) {
+  return variant.integrity.signature_valid == true && variant.integrity.digest_matches == false;
 }
 
 std::string digest_cell(const VariantInfo& variant) {
@@ -287,8 +109,14 @@ std::string digest_cell(const VariantInfo& variant) {
     return "<span class=\"muted\">none</span>";
   }
   const auto& integrity = variant.integrity;
-  if (!integrity.checked) {
-    return escape(variant.digest);
+  switch (variant.checked) {
+    case VariantInfo::Checked::no:
+      return escape(variant.digest);
+    case VariantInfo::Checked::verifying:
+      return escape(variant.digest) + ": " + std::string(k_verifying);
+    case VariantInfo::Checked::at_upload:
+    case VariantInfo::Checked::on_first_view:
+      break;
   }
   if (integrity.digest_matches == true) {
     return escape(variant.digest) + ": <span class=\"verified\">files match</span>";
@@ -307,8 +135,19 @@ std::string signature_cell(const VariantInfo& variant) {
   if (!variant.signed_) {
     return "no";
   }
-  if (!integrity.checked) {
-    return "yes";
+  switch (variant.checked) {
+    case VariantInfo::Checked::no:
+      return "yes";
+    case VariantInfo::Checked::verifying:
+      return "yes: " + std::string(k_verifying);
+    case VariantInfo::Checked::at_upload:
+    case VariantInfo::Checked::on_first_view:
+      break;
+  }
+  if (changed_after_signing(variant)) {
+    return fmt::format("<span class=\"error mismatch\">valid ({}), but the files changed after "
+                       "signing</span>",
+                       escape(integrity.signature_detail));
   }
   if (integrity.signature_valid == true) {
     return fmt::format("<span class=\"verified\">valid</span> ({})",
@@ -316,6 +155,45 @@ std::string signature_cell(const VariantInfo& variant) {
   }
   return fmt::format("<span class=\"error mismatch\">not valid: {}</span>",
                      escape(integrity.signature_detail));
+}
+
+std::string checked_cell(const VariantInfo& variant, const std::string& repo_base) {
+  std::string cell;
+  switch (variant.checked) {
+    case VariantInfo::Checked::no:
+      return "<span class=\"muted\">—</span>";
+    case VariantInfo::Checked::verifying:
+      return "<span class=\"muted verifying\">verifying</span>";
+    case VariantInfo::Checked::at_upload:
+      cell = fmt::format("at upload (<a href=\"{}/commit/{}\">{}</a>)", escape(repo_base),
+                         escape(url_part(variant.checked_commit)),
+                         escape(variant.checked_commit.substr(0, 12)));
+      break;
+    case VariantInfo::Checked::on_first_view:
+      cell = "when first shown";
+      break;
+  }
+  if (variant.signature_rechecked) {
+    cell += "; signature checked again: the hub's keys changed since";
+  }
+  return cell;
+}
+
+// Records whose checks ran before the hub's keys changed keep their digest result (no key
+// is involved) and get their signature checked against the keys in force.
+void apply_record(const std::shared_ptr<git_repository>& repo, const std::string& commit,
+                  VariantInfo& info, VariantCheckRecord record,
+                  std::span<const PublishedKey> keys) {
+  info.checked = record.origin == VariantCheckRecord::Origin::upload
+                     ? VariantInfo::Checked::at_upload
+                     : VariantInfo::Checked::on_first_view;
+  info.checked_commit = record.commit;
+  info.integrity = std::move(record.integrity);
+  if (record.keys != key_hints(keys) && info.integrity.signed_) {
+    check_variant_signature(repo, commit, "build/" + info.name, parse_published_keys(keys),
+                            info.integrity);
+    info.signature_rechecked = true;
+  }
 }
 
 std::string variant_link(const VariantInfo& info, const std::string& tree_base,
@@ -342,6 +220,7 @@ HubExpected<std::vector<VariantInfo>> collect_variants(const std::shared_ptr<git
     }
     VariantInfo info;
     info.name = folder.path.substr(folder.path.rfind('/') + 1);
+    info.tree = folder.oid;
     describe_name(info);
     auto files = list_tree(repo.get(), commit, folder.path, Recursive::no, Sizes::skip);
     bool has_metadata = false;
@@ -369,9 +248,36 @@ HubExpected<std::vector<VariantInfo>> collect_variants(const std::shared_ptr<git
 }
 
 void check_variants(const std::shared_ptr<git_repository>& repo, const std::string& commit,
-                    std::vector<VariantInfo>& variants, std::span<const verify::TrustedKey> keys) {
+                    std::vector<VariantInfo>& variants, std::span<const PublishedKey> keys,
+                    bool verifying, Fallback fallback) {
+  const VariantCheckStore store(repository_folder(repo.get()));
+  std::optional<std::vector<verify::TrustedKey>> trusted;
   for (VariantInfo& info : variants) {
-    check_variant(repo, commit, info, keys);
+    if (auto record = store.find(info.tree)) {
+      apply_record(repo, commit, info, std::move(*record), keys);
+      continue;
+    }
+    if (verifying) {
+      info.checked = VariantInfo::Checked::verifying;
+      continue;
+    }
+    if (fallback == Fallback::none) {
+      continue;
+    }
+    if (!trusted) {
+      trusted = parse_published_keys(keys);
+    }
+    auto integrity = check_variant_integrity(repo, commit, "build/" + info.name, *trusted);
+    if (!integrity) {
+      continue;
+    }
+    info.checked = VariantInfo::Checked::on_first_view;
+    info.checked_commit = commit;
+    info.integrity = *integrity;
+    // Kept, so the next view (and a restart) reads it instead of hashing again; a record that
+    // cannot be written only costs that.
+    (void)store.save({info.tree, commit, VariantCheckRecord::Origin::page_view, key_hints(keys),
+                      std::move(*integrity)});
   }
 }
 
@@ -386,7 +292,7 @@ std::vector<std::string> backends_of(const std::vector<VariantInfo>& variants) {
 }
 
 std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
-                                  const std::string& tree_base) {
+                                  const std::string& repo_base, const std::string& tree_base) {
   if (variants.empty()) {
     return "<p class=\"muted\">This revision has no build variants (no <code>build/</code> "
            "folder).</p>\n";
@@ -445,9 +351,23 @@ std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
   }
   html += "</tbody></table>\n";
 
+  // Files that no longer match their digest are named above the table, not only in a cell.
+  std::string mismatched;
+  for (const auto& variant : variants) {
+    if (variant.integrity.digest_matches == false) {
+      mismatched += fmt::format("{}<code>{}</code>{}", mismatched.empty() ? "" : ", ",
+                                escape(variant.name),
+                                changed_after_signing(variant) ? " (changed after signing)" : "");
+    }
+  }
+  if (!mismatched.empty()) {
+    html += "<p class=\"error mismatch\" id=\"variant-mismatch\">Files do not match the digest "
+            "in their metadata.json, so loaders refuse these variants: " +
+            mismatched + ".</p>\n";
+  }
   html += "<table class=\"variants\" id=\"variant-details\">\n<thead><tr><th>Variant</th>"
-          "<th>Archs</th><th>Stable ABI</th><th>Digest</th><th>Signed</th></tr></thead>\n"
-          "<tbody>\n";
+          "<th>Archs</th><th>Stable ABI</th><th>Digest</th><th>Signed</th>"
+          "<th>Checked by the hub</th></tr></thead>\n<tbody>\n";
   for (const auto& variant : variants) {
     std::string archs;
     for (const auto& arch : variant.archs) {
@@ -457,9 +377,12 @@ std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
       archs = "<span class=\"muted\">—</span>";
     }
     html += fmt::format(
-        "<tr data-variant=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        escape(variant.name), variant_link(variant, tree_base, variant.name), archs,
-        variant.stable_abi ? "yes" : "no", digest_cell(variant), signature_cell(variant));
+        "<tr data-variant=\"{}\"{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td></tr>\n",
+        escape(variant.name),
+        variant.integrity.digest_matches == false ? " class=\"mismatch\"" : "",
+        variant_link(variant, tree_base, variant.name), archs, variant.stable_abi ? "yes" : "no",
+        digest_cell(variant), signature_cell(variant), checked_cell(variant, repo_base));
   }
   return html + "</tbody></table>\n";
 }

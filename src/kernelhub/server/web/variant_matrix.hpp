@@ -8,7 +8,8 @@
 #include <vector>
 
 #include <kernelhub/server/hub_error.hpp>
-#include <kernelhub/verify/trusted_key.hpp>
+#include <kernelhub/server/server_settings.hpp>
+#include <kernelhub/server/variant_integrity.hpp>
 
 struct git_repository;
 
@@ -32,38 +33,46 @@ struct VariantInfo {
   std::string digest;  // "sha256 over 5 files"
   bool signed_ = false;  // metadata.json.sigstore is present
   std::string metadata_error;
+  std::string tree;  // the folder's git tree id: what the hub's check records are keyed by
   // What this hub found when it checked the variant itself (check_variants); unchecked on the
   // listing page, which only needs the backends.
-  struct Integrity {
-    bool checked = false;
-    std::optional<bool> digest_matches;  // nullopt: no digest to check against
-    std::string digest_detail;           // the first violations, or why it was not checked
-    std::optional<bool> signature_valid;  // nullopt: no metadata.json.sigstore
-    std::string signature_detail;         // "key <hint>", "Sigstore", or why it is not valid
-  } integrity;
+  enum class Checked {
+    no,
+    verifying,      // its commit's check is queued or running (VariantCheckQueue)
+    at_upload,      // recorded after the commit that brought it (`checked_commit`)
+    on_first_view,  // committed before the hub recorded checks: checked when first shown
+  };
+  Checked checked = Checked::no;
+  std::string checked_commit;
+  bool signature_rechecked = false;  // the hub's keys changed since the record: checked now
+  VariantIntegrity integrity;
 };
 
 // The variants under build/ at `commit`, sorted by name; none when there is no build/.
 HubExpected<std::vector<VariantInfo>> collect_variants(const std::shared_ptr<git_repository>& repo,
                                                        const std::string& commit);
 
-// Checks each variant as the loader would (issue 20 item 9), so the kernel page shows what the
-// hub verified rather than what metadata.json claims: its files against the digest in
-// metadata.json (the same files the loader hashes: bytecode and the top-level metadata files
-// left out), and metadata.json.sigstore over metadata.json, a keyed bundle against `keys` (the
-// hub's [signing] trusted keys), a certificate bundle against the production Sigstore root and
-// kernels-community's workflows. Blob hashes are remembered by blob id for the life of the
-// server, so each stored blob is hashed once, however often the page is shown.
+// What the hub verified of each variant (issue 20 item 9), so the kernel page shows that rather
+// than what metadata.json claims (variant_integrity.hpp has what is checked): the record made
+// after the upload that brought the variant's tree (variant_check_store.hpp), its signature
+// checked again when the hub's `keys` changed since. Without a record: "verifying" while
+// `commit`'s check is queued (`verifying`), else, for a tree committed before the hub
+// recorded checks, with Fallback::check the check runs now and is recorded; with
+// Fallback::none the variant stays unchecked.
+enum class Fallback { check, none };
 void check_variants(const std::shared_ptr<git_repository>& repo, const std::string& commit,
-                    std::vector<VariantInfo>& variants, std::span<const verify::TrustedKey> keys);
+                    std::vector<VariantInfo>& variants, std::span<const PublishedKey> keys,
+                    bool verifying, Fallback fallback = Fallback::check);
 
 // The sorted, de-duplicated backend names of `variants`.
 std::vector<std::string> backends_of(const std::vector<VariantInfo>& variants);
 
 // The matrix (rows: framework and version; columns: compute; cells: the OS/arch builds, each
-// a link to its folder) and the table of every variant's archs, stable ABI, digest and
-// signature. `tree_base` is the URL path of the revision's tree ("/kernels/ns/n/tree/v1").
+// a link to its folder) and the table of every variant's archs, stable ABI, digest, signature
+// and when the hub checked them, under a notice naming the variants whose files do not match
+// their digest. `repo_base` is the repository's URL path ("/kernels/ns/n"), `tree_base` that of
+// the revision's tree ("/kernels/ns/n/tree/v1").
 std::string render_variant_matrix(const std::vector<VariantInfo>& variants,
-                                  const std::string& tree_base);
+                                  const std::string& repo_base, const std::string& tree_base);
 
 }  // namespace kernelhub::server::web
