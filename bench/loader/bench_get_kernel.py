@@ -52,7 +52,10 @@ CHILD = textwrap.dedent("""
     from pathlib import Path
     import torch
     side, op, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    start = time.perf_counter()
+    # --clock cpu: this thread's CPU time, which waiting for a core on a busy machine does not
+    # inflate (waiting for the server is not in it either).
+    clock = time.thread_time if os.environ.get("BENCH_CLOCK") == "cpu" else time.perf_counter
+    start = clock()
     if side == "floor":
         # What any loader must at least do: import the cached variant's module by path.
         import importlib.util
@@ -63,27 +66,27 @@ CHILD = textwrap.dedent("""
         sys.modules[spec.name] = kernel
         spec.loader.exec_module(kernel)
         x = torch.randn(4096)
-        print(json.dumps({{"first": time.perf_counter() - start, "calls": [], "import": 0.0,
+        print(json.dumps({{"first": clock() - start, "calls": [], "import": 0.0,
                           "same": bool(torch.equal(kernel.relu(x), torch.relu(x))),
                           "module": kernel.__name__, "package": str(variant)}}))
         raise SystemExit
-    if side == "ours":
+    if side in ("ours", "baseline"):
         import kernelhub as package
     else:
         import kernels as package
-    imported = time.perf_counter() - start
+    imported = clock() - start
     if op == "locked":
         load = lambda: package.load_kernel({repo!r}, lockfile=Path(os.environ["BENCH_LOCKFILE"]),
                                            backend="cpu")
     else:
         load = lambda: package.get_kernel({repo!r}, version=1, backend="cpu")
     kernel = load()
-    first = time.perf_counter() - start
+    first = clock() - start
     per_call = []
     for _ in range(calls):
-        start = time.perf_counter()
+        start = clock()
         load()
-        per_call.append(time.perf_counter() - start)
+        per_call.append(clock() - start)
     x = torch.randn(4096)
     same = bool(torch.equal(kernel.relu(x), torch.relu(x)))
     print(json.dumps({{"first": first, "calls": per_call, "same": same, "import": imported,
@@ -185,7 +188,14 @@ def hub_env(url: str, cache: Path, *, python_dir: Path | None, lockfile: Path | 
 FAILURES: dict[str, dict[str, str]] = {}
 
 
+# --baseline-python-dir: another build of our package, measured as the side "baseline".
+BASELINE_DIR: Path | None = None
+
+
 def child(side: str, op: str, calls: int, env: dict, phase: str | None = None) -> dict | None:
+    if side == "baseline":
+        env = dict(env, PYTHONPATH=os.pathsep.join(
+            filter(None, [str(BASELINE_DIR), os.environ.get("PYTHONPATH")])))
     result = subprocess.run([sys.executable, "-c", CHILD, side, op, str(calls)], env=env,
                             capture_output=True, text=True, timeout=600)
     if result.returncode != 0 and phase is not None and side == "reference":
@@ -249,8 +259,20 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every measurement here")
     parser.add_argument("--sides", default="ours,reference",
                         help="comma-separated: ours, reference (one alone prints no ratios)")
+    parser.add_argument("--baseline-python-dir", type=Path,
+                        help="another build's <build>/python, measured as the side 'baseline' "
+                             "in place of the reference: ratios are baseline time / ours")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: each child's own thread CPU time (steadier on a busy machine; "
+                             "waits for the server are not counted)")
     args = parser.parse_args()
     sides = [side for side in ("ours", "reference") if side in args.sides.split(",")]
+    if args.baseline_python_dir:
+        global BASELINE_DIR
+        BASELINE_DIR = args.baseline_python_dir
+        sides = ["ours", "baseline"]
+    os.environ["BENCH_CLOCK"] = args.clock
+    other = sides[1] if len(sides) == 2 else "reference"
 
     load_before = os.getloadavg()
     work = Path(tempfile.mkdtemp(prefix="kernelhub-loader-bench-"))
@@ -337,7 +359,10 @@ def main() -> None:
     print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}; "
           f"warm, locked and offline: median of {args.repeat} processes; repeated: median of "
           f"{args.repeat * args.calls} calls; cold: median of {args.cold_repeat} processes")
-    print(f"{'phase':17} {'ours ms':>9} {'ref ms':>9} {'ratio':>7} {'req ours':>9} {'req ref':>8}")
+    print(f"clock: {args.clock}")
+    short = "ref" if other == "reference" else "base"
+    print(f"{'phase':17} {'ours ms':>9} {short + ' ms':>9} {'ratio':>7} {'req ours':>9} "
+          f"{'req ' + short:>8}")
     summary = {}
     for phase in ("warm", "warm-after-import", "repeated", "cold", "locked",
                   "locked-after-import", "offline", "offline-after-import"):
@@ -346,13 +371,13 @@ def main() -> None:
             if times[side][phase]:
                 row[f"{side}_ms"] = median_ms(times[side][phase])
             row[f"requests_{side}"] = requests[side][phase.replace("-after-import", "")]
-        if len(sides) == 2 and "reference_ms" in row and "ours_ms" in row:
-            row["ratio"] = row["reference_ms"] / row["ours_ms"]
+        if len(sides) == 2 and f"{other}_ms" in row and "ours_ms" in row:
+            row["ratio"] = row[f"{other}_ms"] / row["ours_ms"]
         summary[phase] = row
         cell = lambda key, fmt: format(row[key], fmt) if key in row else "-"
-        print(f"{phase:17} {cell('ours_ms', '9.2f'):>9} {cell('reference_ms', '9.2f'):>9} "
+        print(f"{phase:17} {cell('ours_ms', '9.2f'):>9} {cell(other + '_ms', '9.2f'):>9} "
               f"{cell('ratio', '6.2f') + 'x' if 'ratio' in row else '-':>7} "
-              f"{cell('requests_ours', ''):>9} {cell('requests_reference', ''):>8}")
+              f"{cell('requests_ours', ''):>9} {cell('requests_' + other, ''):>8}")
     for side, phases in FAILURES.items():
         for phase, error in phases.items():
             print(f"{side} {phase}: fails: {error}")
