@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from . import _kernelhub, _system
 from ._errors import translate_errors
-from ._loader import RepoInfo, import_variant
+from ._loader import RepoInfo, import_variant, validate_variant
 from ._locks import KernelLocks, LockedDependency, find_locked
 from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
@@ -148,6 +148,9 @@ def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator,
     cycle), then imports it with its direct dependencies visible to get_kernel_dep."""
     variant_path, repo_info = locate(spec)
     info = _kernelhub.resolve_kernel_module(variant_path)
+    # This node before its dependencies and before anything is imported, as kernels validates
+    # the whole tree (python-depends, kernels-minver) first.
+    validate_variant(Path(variant_path), info)
     deps: dict[str, ModuleType] = {}
     if info["metadata_json"] is not None:
         for dependency in Metadata.from_json(info["metadata_json"]).kernel_depends:

@@ -121,6 +121,17 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
             raise ImportError(message)
 
 
+def validate_variant(variant_path: Path, info: dict) -> None:
+    """The checks kernels runs on every node of a kernel-depends tree before importing any of
+    it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError).
+    Run on every load, a repeated one included, as kernels does."""
+    if info["metadata_json"] is None:
+        return
+    metadata = Metadata.from_json(info["metadata_json"])
+    validate_dependencies(info["python_name"], metadata.python_depends)
+    _kernelhub.check_kernels_minver(variant_path)
+
+
 def _reference_deps_var():
     """kernels' own `_KERNEL_DEPS`, so a kernel that calls `kernels.get_kernel_dep` finds its
     dependencies when we load it; imported only for kernels that have dependencies."""
@@ -138,9 +149,9 @@ def _reference_deps_var():
 def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                    deps: dict[str, ModuleType] | None = None, info: dict | None = None
                    ) -> ModuleType:
-    """Imports the variant under its metadata id (once per variant path). While its
-    __init__.py runs, `get_kernel_dep` answers from `deps`: the direct dependencies, already
-    imported."""
+    """Imports the variant under its metadata id (once per variant path), after the caller has
+    run validate_variant. While its __init__.py runs, `get_kernel_dep` answers from `deps`: the
+    direct dependencies, already imported."""
     with _lock:
         found = _kernelhub.registry_find(variant_path)
         if found is not None:
@@ -149,9 +160,6 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             info = _kernelhub.resolve_kernel_module(variant_path)
         for message in info["warnings"]:
             warnings.warn(message, UserWarning, stacklevel=3)
-        if info["metadata_json"] is not None:
-            metadata = Metadata.from_json(info["metadata_json"])
-            validate_dependencies(info["python_name"], metadata.python_depends)
         name = info["module_name"]
         entry = Path(info["entry_file"])
         _claim_variant(Path(variant_path), entry.parent)

@@ -119,12 +119,13 @@ class Metadata:
     """A parsed metadata.json; `read_from_file(path)` and `from_bytes(data)` raise ValueError
     on any I/O or parse error, as kernels' Metadata does."""
 
-    def __init__(self, data: dict, kernels_minver: str | None = None):
+    def __init__(self, data: dict):
         self.raw = data
         self.id: str = data["id"]
         self.name = KernelName(data["name"])
         self.version: int = data["version"]
-        self.kernels_minver = kernels_minver
+        # Three parts, normalised by the core ("01.2.3" is "1.2.3").
+        self.kernels_minver: str | None = data.get("kernels-minver")
         self.license: str = data["license"]
         self.upstream: str | None = data.get("upstream")
         self.source: str | None = data.get("source")
@@ -171,11 +172,7 @@ class Metadata:
     @staticmethod
     def _parse(text: str, file_name: str) -> "Metadata":
         canonical, upstream, source = _kernelhub.parse_metadata(text, file_name)
-        try:
-            minver = json.loads(text).get("kernels-minver")
-        except (ValueError, AttributeError):
-            minver = None
-        metadata = Metadata(json.loads(canonical), minver if isinstance(minver, str) else None)
+        metadata = Metadata(json.loads(canonical))
         metadata.upstream, metadata.source = upstream, source
         return metadata
 

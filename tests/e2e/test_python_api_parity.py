@@ -182,6 +182,13 @@ METADATA_CASES = {
         "kernel-depends": [{"repo-id": "org/base", "version": 1, "revision": "main"}]},
     "no-python-depends.json": {"name": "relu", "id": "_relu_cpu_0000000", "version": 1,
                                "license": "mit", "backend": {"type": "cpu"}},
+    # kernels-minver is a version of exactly three numeric parts, else the file is rejected.
+    **{f"minver-{label}.json": {"name": "relu", "id": "_relu_cpu_0000000", "version": 1,
+                                "license": "mit", "python-depends": [],
+                                "backend": {"type": "cpu"}, "kernels-minver": value}
+       for label, value in [("two-parts", "0.12"), ("four-parts", "1.2.3.4"),
+                            ("not-a-string", 5), ("letters", "v1.0.0"),
+                            ("leading-zero", "01.2.30"), ("null", None)]},
 }
 
 

@@ -11,6 +11,10 @@
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 
+#ifndef KERNELHUB_VERSION
+#define KERNELHUB_VERSION "0"
+#endif
+
 namespace kernelhub::loader {
 
 namespace fs = std::filesystem;
@@ -147,6 +151,23 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
       fs::exists(root / "metadata.json") ? "its metadata.json has no id" : "no metadata.json",
       module.module_name));
   return module;
+}
+
+util::Expected<void> check_kernels_minver(const KernelModule& module) {
+  if (!module.metadata || !module.metadata->kernels_minver) {
+    return {};
+  }
+  const auto& required = *module.metadata->kernels_minver;
+  const auto compat = types::Version::parse(k_compat_version);
+  if (!compat || !(*compat < required)) {
+    return {};
+  }
+  const auto needed = metadata::kernels_minver_text(required);
+  return util::fail(fmt::format(
+      "Kernel '{}' variant '{}' requires kernels>={}, but kernelhub {} implements kernels {}. "
+      "Upgrade kernelhub to a release that implements kernels>={}.",
+      module.metadata->name.str(), module.variant_path.filename().string(), needed,
+      KERNELHUB_VERSION, k_compat_version, needed));
 }
 
 }  // namespace kernelhub::loader

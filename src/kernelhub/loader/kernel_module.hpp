@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <kernelhub/metadata/metadata.hpp>
@@ -25,6 +26,15 @@ struct KernelModule {
   std::vector<std::string> warnings;           // old layout, dirty build
   bool legacy() const { return !metadata.has_value(); }
 };
+
+// The `kernels` release whose public API kernelhub matches (Python: `kernelhub.compat_version`).
+inline constexpr std::string_view k_compat_version = "0.17.2";
+
+// The reference's minimum-version check: a kernel whose metadata.json has a `kernels-minver`
+// newer than k_compat_version is refused, with an error naming the kernel, its variant folder
+// and both versions (kernelhub's own version too). Run before anything of the variant is
+// imported or dlopen'ed; an older build without metadata passes.
+util::Expected<void> check_kernels_minver(const KernelModule& module);
 
 // `path` made absolute and lexically normal, without a trailing slash; symlinks are kept.
 std::filesystem::path normal_path(const std::filesystem::path& path);

@@ -68,7 +68,12 @@ TEST(Metadata, RoundTripsThroughTheReader) {
   m.digest = Digest{DigestAlgorithm::sha256, {{"a.so", "x="}, {"b/c.py", "y="}}};
   m.provenance = Provenance{{"0.17.0", std::nullopt}, std::nullopt};
   m.kernel_depends = {{"a/b", std::nullopt, std::string("main")}};
-  auto back = parse_metadata(to_json(m));
+  m.kernels_minver = types::Version({1, 0, 0});
+  const auto text = to_json(m);
+  // After `version`, always three parts.
+  EXPECT_NE(text.find("\"version\": 2,\n  \"kernels-minver\": \"1.0.0\",\n  \"license\""),
+            std::string::npos) << text;
+  auto back = parse_metadata(text);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, m);
 }
