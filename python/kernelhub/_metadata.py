@@ -117,7 +117,8 @@ def _git_status(data: dict | None) -> GitStatus | None:
 
 class Metadata:
     """A parsed metadata.json; `read_from_file(path)` and `from_bytes(data)` raise ValueError
-    on any I/O or parse error, as kernels' Metadata does."""
+    on a parse error, and `read_from_file` OSError on a file it cannot open, as kernels'
+    Metadata does."""
 
     def __init__(self, data: dict):
         self.raw = data
@@ -157,11 +158,29 @@ class Metadata:
 
     @staticmethod
     def read_from_file(metadata_path) -> "Metadata":
+        """OSError when the file cannot be opened, ValueError when it cannot be read or
+        parsed: kernels' classes and texts."""
         path = Path(metadata_path)
+        shown = f'`"{path}"`'  # the path as kernels (Rust's Debug) shows it
         try:
-            text = path.read_text()
+            # Python refuses to open a folder; kernels opens it and fails to read it.
+            with open(path, "rb") as file:
+                try:
+                    data = file.read()
+                except OSError as error:
+                    raise ValueError(f"Cannot parse metadata from {shown}: {error.strerror} "
+                                     f"(os error {error.errno})") from None
+        except IsADirectoryError as error:
+            raise ValueError(f"Cannot parse metadata from {shown}: {error.strerror} "
+                             f"(os error {error.errno})") from None
         except OSError as error:
-            raise ValueError(f"Cannot read metadata from {path}: {error}") from None
+            raise OSError(f"Failed to open {shown}: {error.strerror} (os error {error.errno})"
+                          ) from None
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as error:
+            raise ValueError(f"Cannot parse metadata from {shown}: not UTF-8 ({error.reason} "
+                             f"at byte {error.start})") from None
         return Metadata._parse(text, str(path))
 
     @staticmethod

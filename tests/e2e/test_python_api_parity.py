@@ -238,3 +238,39 @@ def test_variant_decisions_hold_variant_objects(tmp_path):
     assert out["variant_str"] == "torch215-cxx11-cpu-x86_64-linux"
     assert out["framework"] == "torch215-cxx11"
     assert out["arch"] == "cpu-x86_64-linux"
+
+
+READ_ERRORS_SCRIPT = """
+    import json, sys
+    from pathlib import Path
+    package = __import__(sys.argv[1])
+    out = {}
+    for name in sys.argv[2:]:
+        try:
+            package.Metadata.read_from_file(Path(name))
+            out[name] = "read"
+        except Exception as error:
+            out[name] = {"class": type(error).__name__,
+                         "oserror": isinstance(error, OSError),
+                         "valueerror": isinstance(error, ValueError),
+                         "text": str(error)}
+    print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_metadata_read_errors_match_kernels(tmp_path):
+    """Issue 21: a file that cannot be opened is an OSError, as in kernels; a file that opens
+    but cannot be read or parsed is a ValueError. The texts are the reference's."""
+    missing = tmp_path / "missing" / "metadata.json"
+    folder = tmp_path / "folder" / "metadata.json"
+    folder.mkdir(parents=True)
+    results = {}
+    for package in ("kernels", "kernelhub"):
+        result = subprocess.run([str(PYTHON), "-c", textwrap.dedent(READ_ERRORS_SCRIPT),
+                                 package, str(missing), str(folder)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        results[package] = json.loads(result.stdout)
+    assert results["kernelhub"] == results["kernels"]
+    assert results["kernels"][str(missing)]["class"] == "OSError"
+    assert results["kernels"][str(folder)]["class"] == "ValueError"
