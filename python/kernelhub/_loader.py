@@ -8,7 +8,7 @@ import os
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -26,14 +26,28 @@ class RepoInfo:
 @dataclass(frozen=True)
 class LoadedKernel:
     """One loaded variant: its metadata (None for builds older than metadata ids), the module
-    and, for Hub loads, where it came from."""
+    and, for Hub loads, where it came from. kernels' dataclass field for field; where the
+    variant was imported from is a property (`variant_path`), not a field."""
 
     metadata: Metadata  # None for builds older than metadata ids
     module: ModuleType
     repo_info: RepoInfo | None
-    # Ours beyond kernels' three fields, keyword-only so kernels' positional form still works.
-    variant_path: Path = field(default=None, kw_only=True)
-    module_name: str = field(default="", kw_only=True)
+
+    @property
+    def variant_path(self) -> Path | None:
+        """The variant folder it was imported from (None when built by hand)."""
+        return self.__dict__.get("_variant_path")
+
+    @property
+    def module_name(self) -> str:
+        """Its name in sys.modules and the torch.ops namespace: the metadata id."""
+        return self.module.__name__
+
+
+def _loaded_kernel(metadata, module, repo_info, variant_path: Path) -> LoadedKernel:
+    kernel = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
+    object.__setattr__(kernel, "_variant_path", variant_path)  # frozen: set once, here
+    return kernel
 
 
 _lock = threading.RLock()
@@ -201,13 +215,7 @@ def loaded_kernels() -> list[LoadedKernel]:
             metadata_json = entry["metadata_json"]
             repo_info = entry["repo_info"]
             path = str(entry["variant_path"])
-            out.append(
-                LoadedKernel(
-                    metadata=Metadata.from_json(metadata_json) if metadata_json else None,
-                    module=_modules[path],
-                    repo_info=RepoInfo(*repo_info) if repo_info else None,
-                    variant_path=Path(path),
-                    module_name=entry["module_name"],
-                )
-            )
+            out.append(_loaded_kernel(
+                Metadata.from_json(metadata_json) if metadata_json else None, _modules[path],
+                RepoInfo(*repo_info) if repo_info else None, Path(path)))
         return out

@@ -57,8 +57,6 @@ pytestmark = pytest.mark.skipif(not PYTHON.exists() or not _REFERENCE_INSTALLED,
 # Keyword-only parameters kernelhub adds to a reference callable ("top.<name>" or
 # "layer.<name>"); any parameter difference not listed here fails the signature table.
 OUR_EXTRA_KEYWORD_ONLY: dict = {
-    # where the kernel was imported from and under which module name
-    "top.LoadedKernel": {"variant_path", "module_name"},
     # refuse a variant without a valid Sigstore signature before importing it, and the team
     # keys a keyed signature may come from (issue 14)
     "top.get_kernel": {"require_signature", "trusted_keys"},

@@ -274,3 +274,50 @@ def test_metadata_read_errors_match_kernels(tmp_path):
     assert results["kernelhub"] == results["kernels"]
     assert results["kernels"][str(missing)]["class"] == "OSError"
     assert results["kernels"][str(folder)]["class"] == "ValueError"
+
+
+LOADED_KERNEL_SCRIPT = """
+    import dataclasses, json, sys
+    from pathlib import Path
+    package = __import__(sys.argv[1])
+    kernel = package.get_local_kernel(Path(sys.argv[2]), backend="cpu")
+    [loaded] = [k for k in package.get_loaded_kernels() if k.module is kernel]
+    fields = [[f.name, f.kw_only is True, f.default is dataclasses.MISSING, f.compare]
+              for f in dataclasses.fields(package.LoadedKernel)]
+    print(json.dumps({"fields": fields, "frozen": package.LoadedKernel.__dataclass_params__.frozen,
+                      "set": [getattr(loaded, f.name) is not None
+                              for f in dataclasses.fields(loaded)],
+                      "positional": package.LoadedKernel(loaded.metadata, loaded.module,
+                                                         None) == dataclasses.replace(
+                                                             loaded, repo_info=None),
+                      "repr_starts": repr(loaded).split("(")[0]}))
+"""
+
+
+def test_loaded_kernel_has_the_fields_of_kernels(tmp_path):
+    """Issue 21: `LoadedKernel` is the reference's dataclass, field for field (ours once had two
+    more); where a kernel came from is still there, as properties (variant_path, module_name)."""
+    variant = tmp_path / "kernel" / "build" / "torch-universal"
+    variant.mkdir(parents=True)
+    (variant / "metadata.json").write_text(json.dumps(METADATA_CASES["minimal.json"]))
+    (variant / "__init__.py").write_text("VALUE = 1\n")
+    results = {}
+    for package in ("kernels", "kernelhub"):
+        result = subprocess.run([str(PYTHON), "-c", textwrap.dedent(LOADED_KERNEL_SCRIPT),
+                                 package, str(tmp_path / "kernel")],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        results[package] = json.loads(result.stdout)
+    assert results["kernelhub"] == results["kernels"]
+    assert [f[0] for f in results["kernels"]["fields"]] == ["metadata", "module", "repo_info"]
+    extra = subprocess.run([str(PYTHON), "-c", textwrap.dedent("""
+        import json, sys
+        from pathlib import Path
+        import kernelhub
+        kernel = kernelhub.get_local_kernel(Path(sys.argv[1]), backend="cpu")
+        [loaded] = kernelhub.get_loaded_kernels()
+        print(json.dumps([str(loaded.variant_path), loaded.module_name, kernel.__name__]))
+    """), str(tmp_path / "kernel")], capture_output=True, text=True, timeout=120)
+    assert extra.returncode == 0, extra.stderr
+    path, module_name, name = json.loads(extra.stdout)
+    assert path == str(variant) and module_name == name == "_relu_cpu_0000000"
