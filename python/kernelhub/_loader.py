@@ -4,6 +4,8 @@
 
 import importlib.machinery
 import importlib.util
+import json
+import logging
 import os
 import sys
 import threading
@@ -135,15 +137,22 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
             raise ImportError(message)
 
 
+# kernels logs the dirty-build warning on `kernels.validate`; ours on the same spot of our tree.
+_validate_logger = logging.getLogger("kernelhub.validate")
+
+
 def validate_variant(variant_path: Path, info: dict) -> None:
     """The checks kernels runs on every node of a kernel-depends tree before importing any of
-    it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError).
-    Run on every load, a repeated one included, as kernels does."""
+    it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError),
+    then a build from a dirty git tree (a warning on the `kernelhub.validate` logger). Run on
+    every load, a repeated one included, as kernels does."""
     if info["metadata_json"] is None:
         return
     metadata = Metadata.from_json(info["metadata_json"])
     validate_dependencies(info["python_name"], metadata.python_depends)
     _kernelhub.check_kernels_minver(variant_path)
+    if info["dirty_build"] is not None:
+        _validate_logger.warning(info["dirty_build"])
 
 
 def _reference_deps_var():
@@ -193,6 +202,17 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                 tokens.append((reference, reference.set(dict(deps))))
         try:
             spec.loader.exec_module(module)
+        except Exception as error:
+            sys.modules.pop(name, None)
+            # kernels' note, naming the kernel (and for Hub loads where it came from).
+            kernel = (json.loads(info["metadata_json"])["name"] if info["metadata_json"]
+                      else info["python_name"])
+            origin = (f"({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info
+                      else "")
+            if hasattr(error, "add_note"):  # Python 3.11 and later
+                error.add_note(f"while importing kernel '{kernel}', variant "
+                               f"'{Path(variant_path).name}' {origin}")
+            raise
         except BaseException:
             sys.modules.pop(name, None)
             raise

@@ -37,6 +37,7 @@ py::dict module_dict(const loader::KernelModule& module) {
   out["metadata_json"] =
       module.metadata ? py::cast(metadata::to_json(*module.metadata)) : py::none();
   out["warnings"] = module.warnings;
+  out["dirty_build"] = module.dirty_build ? py::cast(*module.dirty_build) : py::none();
   return out;
 }
 

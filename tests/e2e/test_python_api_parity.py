@@ -3,6 +3,7 @@
 call: the User-Agent the caller's `user_agent` produces on the wire, the exception class of a
 missing repository, the `Metadata` object, and the decision-trace variant objects."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -87,6 +88,14 @@ def test_missing_repository_raises_huggingface_hubs_error(recording_hub, tmp_pat
     assert out["is_oserror"]
 
 
+def user_agent_names(agent: str) -> list:
+    """The names of the fields from the caller's own onwards, in order, without the package's
+    own (kernels/<v> there, kernelhub/<v> first of all here)."""
+    agent = agent[agent.index("app/demo"):]
+    names = [part.strip().partition("/")[0] for part in agent.split(";")]
+    return [name for name in names if name not in ("kernels", "kernelhub")]
+
+
 def user_agent_fields(agent: str) -> dict:
     """The fields from the caller's own (app/demo) onwards: what kernels adds to the agent
     huggingface_hub builds (which has a python/<x.y.z> of its own before them)."""
@@ -117,9 +126,14 @@ def test_user_agent_carries_the_callers_fields_like_kernels(recording_hub, tmp_p
     # Every request of ours carries the caller's field and the ones kernels adds.
     for agent in agents:
         assert "app/demo" in agent, agent
-    for name in ("app", "python", "backend", "platform", "file_type", "torch", "glibc"):
+    names = ["app", "python", "backend", "platform", "file_type", "torch", "glibc"]
+    if importlib.util.find_spec("tvm_ffi") is not None:
+        # kernels adds tvm_ffi's version whenever it is installed (issue 21).
+        names.insert(names.index("glibc"), "tvm-ffi")
+    for name in names:
         assert name in reference, (name, reference)
         assert ours.get(name) == reference[name], (name, ours, reference)
+    assert user_agent_names(agents[0]) == user_agent_names(tagged[0]) == names
 
 
 def test_user_agent_drops_the_callers_fields_without_telemetry(recording_hub, tmp_path):

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/metadata/metadata_reader.hpp>
@@ -91,6 +92,26 @@ std::string legacy_module_name(std::string_view python_name, const fs::path& pat
   return fmt::format("{}_{:016x}", python_name, hash);
 }
 
+std::optional<std::string> dirty_build_warning(const metadata::Metadata& metadata,
+                                               std::string_view variant) {
+  if (!metadata.is_dirty()) {
+    return std::nullopt;
+  }
+  std::vector<std::string_view> sources;
+  if (metadata.provenance->kernel && metadata.provenance->kernel->dirty) {
+    sources.push_back("kernel source");
+  }
+  const auto& builder = metadata.provenance->kernel_builder.git;
+  if (builder && builder->dirty) {
+    sources.push_back("kernel-builder");
+  }
+  return fmt::format(
+      "Kernel '{}' variant '{}' was built from a dirty git tree ({} had uncommitted changes). "
+      "Its recorded git revision does not fully identify the sources it was built from, so the "
+      "build may not be reproducible.",
+      metadata.name.str(), variant, fmt::join(sources, ", "));
+}
+
 util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path) {
   KernelModule module;
   std::error_code error;
@@ -138,10 +159,7 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
 
   if (module.metadata) {
     module.module_name = module.metadata->id;
-    if (module.metadata->is_dirty()) {
-      module.warnings.push_back(fmt::format("kernel \"{}\" was built from a dirty git tree",
-                                            module.metadata->name.str()));
-    }
+    module.dirty_build = dirty_build_warning(*module.metadata, root.filename().string());
     return module;
   }
   module.python_name = legacy_name.value_or(guess_python_name(root, package_dir));

@@ -128,6 +128,9 @@ KernelHandle open_variant(const fs::path& variant_path) {
   if (auto minver = loader::check_kernels_minver(*module); !minver) {
     throw std::runtime_error(minver.error().message);
   }
+  if (module->dirty_build) {
+    std::cerr << "kernelhub: warning: " << *module->dirty_build << "\n";
+  }
   const auto& metadata = *module->metadata;
 
   static std::mutex mutex;
