@@ -14,6 +14,7 @@ Metadata sample() {
   return Metadata{.name = types::KernelName::parse("relu").value(),
                   .id = "_relu_cuda_7a4e5a7",
                   .version = 2,
+                  .kernels_minver = std::nullopt,
                   .license = "apache-2.0",
                   .upstream = std::nullopt,
                   .source = std::nullopt,
