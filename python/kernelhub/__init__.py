@@ -39,7 +39,7 @@ from .layer import (
 
 __version__ = "0.1.0"
 # The `kernels` release whose public API (names, signatures, behaviour, error texts) we match.
-compat_version = "0.17.2"
+compat_version = _kernelhub.compat_version  # "0.17.2", defined once in the C++ core
 
 __all__ = [
     "__version__",

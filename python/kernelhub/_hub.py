@@ -5,6 +5,7 @@ this module gathers the arguments, walks a kernel's `kernel-depends` tree, repor
 warnings the way the reference does and imports the variants, dependencies first."""
 
 
+import json
 import logging
 import os
 import platform
@@ -16,7 +17,7 @@ from typing import Callable, Sequence
 
 from . import _kernelhub, _system
 from ._errors import translate_errors
-from ._loader import RepoInfo, import_variant
+from ._loader import RepoInfo, import_variant, validate_variant
 from ._locks import KernelLocks, LockedDependency, find_locked
 from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
@@ -78,7 +79,8 @@ def _backend_token() -> str:
 
 def user_agent_text(user_agent: str | dict | None) -> str:
     """The part of the User-Agent kernels adds to huggingface_hub's: the caller's fields, then
-    python, backend, platform, file_type, torch and glibc; empty when telemetry is off."""
+    python, backend, platform, file_type, torch, tvm-ffi (when tvm_ffi is installed) and glibc;
+    empty when telemetry is off."""
     if _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK"):
         return ""
     parts: list[str] = []
@@ -86,6 +88,9 @@ def user_agent_text(user_agent: str | dict | None) -> str:
         parts.extend(f"{key}/{value}" for key, value in user_agent.items())
     elif isinstance(user_agent, str) and user_agent:
         parts.append(user_agent)
+    # The probe imports torch, as kernels does to name it; tvm_ffi's version it reads from the
+    # package metadata (kernels imports tvm_ffi to ask).
+    probe = json.loads(_system.probe_json())
     machine = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
     parts += [f"python/{'.'.join(platform.python_version_tuple()[:2])}",
               f"backend/{_backend_token()}",
@@ -94,6 +99,9 @@ def user_agent_text(user_agent: str | dict | None) -> str:
     torch = sys.modules.get("torch")
     if torch is not None:
         parts.append(f"torch/{torch.__version__}")
+    tvm_ffi = probe.get("tvm_ffi")
+    if tvm_ffi:
+        parts.append(f"tvm-ffi/{tvm_ffi}")
     libc, version = platform.libc_ver()
     if libc == "glibc" and version:
         parts.append(f"glibc/{version}")
@@ -148,6 +156,9 @@ def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator,
     cycle), then imports it with its direct dependencies visible to get_kernel_dep."""
     variant_path, repo_info = locate(spec)
     info = _kernelhub.resolve_kernel_module(variant_path)
+    # This node before its dependencies and before anything is imported, as kernels validates
+    # the whole tree (python-depends, kernels-minver) first.
+    validate_variant(Path(variant_path), info)
     deps: dict[str, ModuleType] = {}
     if info["metadata_json"] is not None:
         for dependency in Metadata.from_json(info["metadata_json"]).kernel_depends:

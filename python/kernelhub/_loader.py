@@ -4,11 +4,13 @@
 
 import importlib.machinery
 import importlib.util
+import json
+import logging
 import os
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -26,14 +28,28 @@ class RepoInfo:
 @dataclass(frozen=True)
 class LoadedKernel:
     """One loaded variant: its metadata (None for builds older than metadata ids), the module
-    and, for Hub loads, where it came from."""
+    and, for Hub loads, where it came from. kernels' dataclass field for field; where the
+    variant was imported from is a property (`variant_path`), not a field."""
 
     metadata: Metadata  # None for builds older than metadata ids
     module: ModuleType
     repo_info: RepoInfo | None
-    # Ours beyond kernels' three fields, keyword-only so kernels' positional form still works.
-    variant_path: Path = field(default=None, kw_only=True)
-    module_name: str = field(default="", kw_only=True)
+
+    @property
+    def variant_path(self) -> Path | None:
+        """The variant folder it was imported from (None when built by hand)."""
+        return self.__dict__.get("_variant_path")
+
+    @property
+    def module_name(self) -> str:
+        """Its name in sys.modules and the torch.ops namespace: the metadata id."""
+        return self.module.__name__
+
+
+def _loaded_kernel(metadata, module, repo_info, variant_path: Path) -> LoadedKernel:
+    kernel = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
+    object.__setattr__(kernel, "_variant_path", variant_path)  # frozen: set once, here
+    return kernel
 
 
 _lock = threading.RLock()
@@ -127,6 +143,24 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
             raise ImportError(message)
 
 
+# kernels logs the dirty-build warning on `kernels.validate`; ours on the same spot of our tree.
+_validate_logger = logging.getLogger("kernelhub.validate")
+
+
+def validate_variant(variant_path: Path, info: dict) -> None:
+    """The checks kernels runs on every node of a kernel-depends tree before importing any of
+    it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError),
+    then a build from a dirty git tree (a warning on the `kernelhub.validate` logger). Run on
+    every load, a repeated one included, as kernels does."""
+    if info["metadata_json"] is None:
+        return
+    metadata = Metadata.from_json(info["metadata_json"])
+    validate_dependencies(info["python_name"], metadata.python_depends)
+    _kernelhub.check_kernels_minver(variant_path)
+    if info["dirty_build"] is not None:
+        _validate_logger.warning(info["dirty_build"])
+
+
 def _reference_deps_var():
     """kernels' own `_KERNEL_DEPS`, so a kernel that calls `kernels.get_kernel_dep` finds its
     dependencies when we load it; imported only for kernels that have dependencies."""
@@ -144,9 +178,9 @@ def _reference_deps_var():
 def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                    deps: dict[str, ModuleType] | None = None, info: dict | None = None
                    ) -> ModuleType:
-    """Imports the variant under its metadata id (once per variant path). While its
-    __init__.py runs, `get_kernel_dep` answers from `deps`: the direct dependencies, already
-    imported."""
+    """Imports the variant under its metadata id (once per variant path), after the caller has
+    run validate_variant. While its __init__.py runs, `get_kernel_dep` answers from `deps`: the
+    direct dependencies, already imported."""
     with _lock:
         found = _kernelhub.registry_find(variant_path)
         if found is not None:
@@ -155,9 +189,6 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             info = _kernelhub.resolve_kernel_module(variant_path)
         for message in info["warnings"]:
             warnings.warn(message, UserWarning, stacklevel=3)
-        if info["metadata_json"] is not None:
-            metadata = Metadata.from_json(info["metadata_json"])
-            validate_dependencies(info["python_name"], metadata.python_depends)
         name = info["module_name"]
         entry = Path(info["entry_file"])
         _claim_variant(Path(variant_path), entry.parent)
@@ -177,6 +208,17 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                 tokens.append((reference, reference.set(dict(deps))))
         try:
             spec.loader.exec_module(module)
+        except Exception as error:
+            sys.modules.pop(name, None)
+            # kernels' note, naming the kernel (and for Hub loads where it came from).
+            kernel = (json.loads(info["metadata_json"])["name"] if info["metadata_json"]
+                      else info["python_name"])
+            origin = (f"({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info
+                      else "")
+            if hasattr(error, "add_note"):  # Python 3.11 and later
+                error.add_note(f"while importing kernel '{kernel}', variant "
+                               f"'{Path(variant_path).name}' {origin}")
+            raise
         except BaseException:
             sys.modules.pop(name, None)
             raise
@@ -199,13 +241,7 @@ def loaded_kernels() -> list[LoadedKernel]:
             metadata_json = entry["metadata_json"]
             repo_info = entry["repo_info"]
             path = str(entry["variant_path"])
-            out.append(
-                LoadedKernel(
-                    metadata=Metadata.from_json(metadata_json) if metadata_json else None,
-                    module=_modules[path],
-                    repo_info=RepoInfo(*repo_info) if repo_info else None,
-                    variant_path=Path(path),
-                    module_name=entry["module_name"],
-                )
-            )
+            out.append(_loaded_kernel(
+                Metadata.from_json(metadata_json) if metadata_json else None, _modules[path],
+                RepoInfo(*repo_info) if repo_info else None, Path(path)))
         return out

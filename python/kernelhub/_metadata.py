@@ -117,14 +117,16 @@ def _git_status(data: dict | None) -> GitStatus | None:
 
 class Metadata:
     """A parsed metadata.json; `read_from_file(path)` and `from_bytes(data)` raise ValueError
-    on any I/O or parse error, as kernels' Metadata does."""
+    on a parse error, and `read_from_file` OSError on a file it cannot open, as kernels'
+    Metadata does."""
 
-    def __init__(self, data: dict, kernels_minver: str | None = None):
+    def __init__(self, data: dict):
         self.raw = data
         self.id: str = data["id"]
         self.name = KernelName(data["name"])
         self.version: int = data["version"]
-        self.kernels_minver = kernels_minver
+        # Three parts, normalised by the core ("01.2.3" is "1.2.3").
+        self.kernels_minver: str | None = data.get("kernels-minver")
         self.license: str = data["license"]
         self.upstream: str | None = data.get("upstream")
         self.source: str | None = data.get("source")
@@ -156,11 +158,29 @@ class Metadata:
 
     @staticmethod
     def read_from_file(metadata_path) -> "Metadata":
+        """OSError when the file cannot be opened, ValueError when it cannot be read or
+        parsed: kernels' classes and texts."""
         path = Path(metadata_path)
+        shown = f'`"{path}"`'  # the path as kernels (Rust's Debug) shows it
         try:
-            text = path.read_text()
+            # Python refuses to open a folder; kernels opens it and fails to read it.
+            with open(path, "rb") as file:
+                try:
+                    data = file.read()
+                except OSError as error:
+                    raise ValueError(f"Cannot parse metadata from {shown}: {error.strerror} "
+                                     f"(os error {error.errno})") from None
+        except IsADirectoryError as error:
+            raise ValueError(f"Cannot parse metadata from {shown}: {error.strerror} "
+                             f"(os error {error.errno})") from None
         except OSError as error:
-            raise ValueError(f"Cannot read metadata from {path}: {error}") from None
+            raise OSError(f"Failed to open {shown}: {error.strerror} (os error {error.errno})"
+                          ) from None
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as error:
+            raise ValueError(f"Cannot parse metadata from {shown}: not UTF-8 ({error.reason} "
+                             f"at byte {error.start})") from None
         return Metadata._parse(text, str(path))
 
     @staticmethod
@@ -171,11 +191,7 @@ class Metadata:
     @staticmethod
     def _parse(text: str, file_name: str) -> "Metadata":
         canonical, upstream, source = _kernelhub.parse_metadata(text, file_name)
-        try:
-            minver = json.loads(text).get("kernels-minver")
-        except (ValueError, AttributeError):
-            minver = None
-        metadata = Metadata(json.loads(canonical), minver if isinstance(minver, str) else None)
+        metadata = Metadata(json.loads(canonical))
         metadata.upstream, metadata.source = upstream, source
         return metadata
 

@@ -41,6 +41,7 @@ py::dict module_dict(const loader::KernelModule& module) {
   out["metadata_json"] =
       module.metadata ? py::cast(metadata::to_json(*module.metadata)) : py::none();
   out["warnings"] = module.warnings;
+  out["dirty_build"] = module.dirty_build ? py::cast(*module.dirty_build) : py::none();
   return out;
 }
 
@@ -115,6 +116,19 @@ PYBIND11_MODULE(_kernelhub, m) {
     return module_dict(
         value_or_raise(loader::resolve_kernel_module(variant_path), PyExc_FileNotFoundError));
   });
+
+  m.def(
+      "check_kernels_minver",
+      [](const fs::path& variant_path) {
+        const auto module =
+            value_or_raise(loader::resolve_kernel_module(variant_path), PyExc_FileNotFoundError);
+        if (auto checked = loader::check_kernels_minver(module); !checked) {
+          python::raise(PyExc_RuntimeError, checked.error().message);
+        }
+      },
+      py::arg("variant_path"),
+      "RuntimeError when the variant's kernels-minver is newer than compat_version.");
+  m.attr("compat_version") = std::string(loader::k_compat_version);
 
   m.def("required_imports", [](const std::string& python_name,
                                const std::vector<std::string>& depends,

@@ -8,6 +8,8 @@
 
 #include <kernelhub/loader/signature_requirement.hpp>
 #include <kernelhub/loader/variant_verify.hpp>
+#include <kernelhub/verify/crypto.hpp>
+#include <kernelhub/verify/identity_policy.hpp>
 #include <kernelhub/verify/signed_variant.hpp>
 
 #include "binding_support.hpp"
@@ -22,7 +24,7 @@ void bind_verify(py::module_& m) {
       [](const fs::path& variant_path,
          const std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>>&
              policies,
-         const std::optional<fs::path>& trusted_root) {
+         const std::optional<fs::path>& trusted_root, const py::object& identity_check) {
         std::vector<verify::GitHubWorkflowPolicy> chosen;
         if (policies) {
           for (const auto& [repo_id, signers] : *policies) {
@@ -35,11 +37,34 @@ void bind_verify(py::module_& m) {
         if (trusted_root) {
           custom = value_or_raise(verify::load_trusted_root(*trusted_root), PyExc_ValueError);
         }
+        const verify::TrustedRoot& root = custom ? *custom : verify::production_trusted_root();
+        // The caller's policies, in Python: called with the leaf's DER at the policy step, it
+        // answers None or the reason. Anything it raises (as a sigstore policy may) stops the
+        // check and is raised again here, once the core has returned.
+        std::optional<py::error_already_set> raised;
+        const verify::IdentityCheck python_identity = [&](X509* leaf) -> util::Expected<void> {
+          const std::string der = verify::certificate_der(leaf);
+          py::gil_scoped_acquire gil;
+          try {
+            const py::object problem = identity_check(py::bytes(der));
+            if (problem.is_none()) {
+              return {};
+            }
+            return util::fail(problem.cast<std::string>());
+          } catch (py::error_already_set& error) {
+            raised = std::move(error);
+            return util::fail("the identity policy raised an exception");
+          }
+        };
         verify::SignatureCheck check;
         {
           py::gil_scoped_release release;
-          check = verify::verify_signed_variant(
-              variant_path, chosen, custom ? *custom : verify::production_trusted_root());
+          check = identity_check.is_none()
+                      ? verify::verify_signed_variant(variant_path, chosen, root)
+                      : verify::verify_signed_variant(variant_path, python_identity, root);
+        }
+        if (raised) {
+          throw std::move(*raised);
         }
         py::list violations;
         for (const auto& violation : check.violations) {
@@ -51,11 +76,25 @@ void bind_verify(py::module_& m) {
                               violations);
       },
       py::arg("variant_path"), py::arg("policies") = py::none(),
-      py::arg("trusted_root") = py::none(),
+      py::arg("trusted_root") = py::none(), py::arg("identity_check") = py::none(),
       "kernels.verify.verify_variant natively: (kind, reason, [(violation kind, path, "
       "expected, got, text)]). policies: [(repo_id, [signer URIs])], None for kernels' "
       "DEFAULT_POLICIES (an empty list accepts nothing); trusted_root: a trusted_root.json "
-      "path instead of the compiled-in production root.");
+      "path instead of the compiled-in production root; identity_check: a callable used "
+      "instead of policies, called with the signing certificate's DER at the policy step, "
+      "returning None (accepted) or the reason it is not.");
+
+  m.def(
+      "check_workflow_policy",
+      [](const py::bytes& der, const std::string& repo_id,
+         const std::vector<std::string>& signer_uris) -> std::optional<std::string> {
+        const auto leaf = value_or_raise(verify::parse_certificate_der(std::string(der)),
+                                         PyExc_ValueError);
+        const auto checked = verify::check_policy(leaf.get(), {repo_id, signer_uris});
+        return checked ? std::nullopt : std::optional<std::string>(checked.error().message);
+      },
+      py::arg("certificate_der"), py::arg("repo_id"), py::arg("signer_uris"),
+      "GitHubWorkflowPolicy's check of one certificate (DER): None, or why it fails.");
 
   m.def(
       "signature_required",

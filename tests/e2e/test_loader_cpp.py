@@ -216,3 +216,30 @@ def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_cpp_refuses_a_kernel_that_needs_a_newer_kernels(kernel_builder, programs, tmp_path):
+    """Issue 21: a variant whose metadata.json says `kernels-minver: 999.1.0` is refused by the
+    C++ API as by Python's loaders, with the kernel, its variant and both versions named, before
+    its library is opened (LD_DEBUG lists every file the dynamic loader opens)."""
+    out, env = programs
+    kernel = build(kernel_builder, tmp_path / "relu", "cppminver")
+    [metadata_file] = kernel.glob("build/*/metadata.json")
+    metadata = json.loads(metadata_file.read_text())
+    metadata["kernels-minver"] = "999.1.0"
+    metadata_file.write_text(json.dumps(metadata))
+    result = subprocess.run([out / "relu_side_by_side", kernel], capture_output=True, text=True,
+                            env=dict(env, LD_DEBUG="files"), timeout=300)
+    assert result.returncode != 0, result.stdout
+    variant = metadata_file.parent.name
+    assert (f"Kernel 'relu' variant '{variant}' requires kernels>=999.1.0, but kernelhub "
+            in result.stderr), result.stderr[-2000:]
+    assert "implements kernels 0.17.2" in result.stderr
+    opened = [line for line in result.stderr.splitlines() if "file=" in line]
+    assert opened and not any("_relu_cpu_cppminver" in line for line in opened), opened
+    # The same build without the requirement loads.
+    del metadata["kernels-minver"]
+    metadata_file.write_text(json.dumps(metadata))
+    loaded = subprocess.run([out / "relu_side_by_side", kernel], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert loaded.returncode == 0, loaded.stdout + loaded.stderr

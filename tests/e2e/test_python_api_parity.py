@@ -3,6 +3,7 @@
 call: the User-Agent the caller's `user_agent` produces on the wire, the exception class of a
 missing repository, the `Metadata` object, and the decision-trace variant objects."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -87,6 +88,14 @@ def test_missing_repository_raises_huggingface_hubs_error(recording_hub, tmp_pat
     assert out["is_oserror"]
 
 
+def user_agent_names(agent: str) -> list:
+    """The names of the fields from the caller's own onwards, in order, without the package's
+    own (kernels/<v> there, kernelhub/<v> first of all here)."""
+    agent = agent[agent.index("app/demo"):]
+    names = [part.strip().partition("/")[0] for part in agent.split(";")]
+    return [name for name in names if name not in ("kernels", "kernelhub")]
+
+
 def user_agent_fields(agent: str) -> dict:
     """The fields from the caller's own (app/demo) onwards: what kernels adds to the agent
     huggingface_hub builds (which has a python/<x.y.z> of its own before them)."""
@@ -117,9 +126,14 @@ def test_user_agent_carries_the_callers_fields_like_kernels(recording_hub, tmp_p
     # Every request of ours carries the caller's field and the ones kernels adds.
     for agent in agents:
         assert "app/demo" in agent, agent
-    for name in ("app", "python", "backend", "platform", "file_type", "torch", "glibc"):
+    names = ["app", "python", "backend", "platform", "file_type", "torch", "glibc"]
+    if importlib.util.find_spec("tvm_ffi") is not None:
+        # kernels adds tvm_ffi's version whenever it is installed (issue 21).
+        names.insert(names.index("glibc"), "tvm-ffi")
+    for name in names:
         assert name in reference, (name, reference)
         assert ours.get(name) == reference[name], (name, ours, reference)
+    assert user_agent_names(agents[0]) == user_agent_names(tagged[0]) == names
 
 
 def test_user_agent_drops_the_callers_fields_without_telemetry(recording_hub, tmp_path):
@@ -182,6 +196,13 @@ METADATA_CASES = {
         "kernel-depends": [{"repo-id": "org/base", "version": 1, "revision": "main"}]},
     "no-python-depends.json": {"name": "relu", "id": "_relu_cpu_0000000", "version": 1,
                                "license": "mit", "backend": {"type": "cpu"}},
+    # kernels-minver is a version of exactly three numeric parts, else the file is rejected.
+    **{f"minver-{label}.json": {"name": "relu", "id": "_relu_cpu_0000000", "version": 1,
+                                "license": "mit", "python-depends": [],
+                                "backend": {"type": "cpu"}, "kernels-minver": value}
+       for label, value in [("two-parts", "0.12"), ("four-parts", "1.2.3.4"),
+                            ("not-a-string", 5), ("letters", "v1.0.0"),
+                            ("leading-zero", "01.2.30"), ("null", None)]},
 }
 
 
@@ -231,3 +252,86 @@ def test_variant_decisions_hold_variant_objects(tmp_path):
     assert out["variant_str"] == "torch215-cxx11-cpu-x86_64-linux"
     assert out["framework"] == "torch215-cxx11"
     assert out["arch"] == "cpu-x86_64-linux"
+
+
+READ_ERRORS_SCRIPT = """
+    import json, sys
+    from pathlib import Path
+    package = __import__(sys.argv[1])
+    out = {}
+    for name in sys.argv[2:]:
+        try:
+            package.Metadata.read_from_file(Path(name))
+            out[name] = "read"
+        except Exception as error:
+            out[name] = {"class": type(error).__name__,
+                         "oserror": isinstance(error, OSError),
+                         "valueerror": isinstance(error, ValueError),
+                         "text": str(error)}
+    print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_metadata_read_errors_match_kernels(tmp_path):
+    """Issue 21: a file that cannot be opened is an OSError, as in kernels; a file that opens
+    but cannot be read or parsed is a ValueError. The texts are the reference's."""
+    missing = tmp_path / "missing" / "metadata.json"
+    folder = tmp_path / "folder" / "metadata.json"
+    folder.mkdir(parents=True)
+    results = {}
+    for package in ("kernels", "kernelhub"):
+        result = subprocess.run([str(PYTHON), "-c", textwrap.dedent(READ_ERRORS_SCRIPT),
+                                 package, str(missing), str(folder)],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        results[package] = json.loads(result.stdout)
+    assert results["kernelhub"] == results["kernels"]
+    assert results["kernels"][str(missing)]["class"] == "OSError"
+    assert results["kernels"][str(folder)]["class"] == "ValueError"
+
+
+LOADED_KERNEL_SCRIPT = """
+    import dataclasses, json, sys
+    from pathlib import Path
+    package = __import__(sys.argv[1])
+    kernel = package.get_local_kernel(Path(sys.argv[2]), backend="cpu")
+    [loaded] = [k for k in package.get_loaded_kernels() if k.module is kernel]
+    fields = [[f.name, f.kw_only is True, f.default is dataclasses.MISSING, f.compare]
+              for f in dataclasses.fields(package.LoadedKernel)]
+    print(json.dumps({"fields": fields, "frozen": package.LoadedKernel.__dataclass_params__.frozen,
+                      "set": [getattr(loaded, f.name) is not None
+                              for f in dataclasses.fields(loaded)],
+                      "positional": package.LoadedKernel(loaded.metadata, loaded.module,
+                                                         None) == dataclasses.replace(
+                                                             loaded, repo_info=None),
+                      "repr_starts": repr(loaded).split("(")[0]}))
+"""
+
+
+def test_loaded_kernel_has_the_fields_of_kernels(tmp_path):
+    """Issue 21: `LoadedKernel` is the reference's dataclass, field for field (ours once had two
+    more); where a kernel came from is still there, as properties (variant_path, module_name)."""
+    variant = tmp_path / "kernel" / "build" / "torch-universal"
+    variant.mkdir(parents=True)
+    (variant / "metadata.json").write_text(json.dumps(METADATA_CASES["minimal.json"]))
+    (variant / "__init__.py").write_text("VALUE = 1\n")
+    results = {}
+    for package in ("kernels", "kernelhub"):
+        result = subprocess.run([str(PYTHON), "-c", textwrap.dedent(LOADED_KERNEL_SCRIPT),
+                                 package, str(tmp_path / "kernel")],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        results[package] = json.loads(result.stdout)
+    assert results["kernelhub"] == results["kernels"]
+    assert [f[0] for f in results["kernels"]["fields"]] == ["metadata", "module", "repo_info"]
+    extra = subprocess.run([str(PYTHON), "-c", textwrap.dedent("""
+        import json, sys
+        from pathlib import Path
+        import kernelhub
+        kernel = kernelhub.get_local_kernel(Path(sys.argv[1]), backend="cpu")
+        [loaded] = kernelhub.get_loaded_kernels()
+        print(json.dumps([str(loaded.variant_path), loaded.module_name, kernel.__name__]))
+    """), str(tmp_path / "kernel")], capture_output=True, text=True, timeout=120)
+    assert extra.returncode == 0, extra.stderr
+    path, module_name, name = json.loads(extra.stdout)
+    assert path == str(variant) and module_name == name == "_relu_cpu_0000000"

@@ -265,8 +265,10 @@ def _get_kernel_layer(repo: LayerRepositoryProtocol, kernel: ModuleType) -> type
     return layer
 
 
-@functools.lru_cache(maxsize=1)
 def _module_members() -> frozenset[str]:
+    """`nn.Module`'s members now: read on every validation, as the reference does, since
+    libraries add members to `nn.Module` at run time (transformers adds `smart_apply` when it
+    builds its first model), and a layer class inherits them."""
     import torch.nn as nn
 
     return frozenset(name for name, _ in inspect.getmembers(nn.Module))

@@ -14,6 +14,7 @@ metadata::Metadata variant_metadata(const config::BuildConfig& config, types::Ba
       .name = general.name,
       .id = id,
       .version = general.version,
+      .kernels_minver = std::nullopt,  // build.toml has no key for it
       .license = general.license,
       .upstream = general.upstream,
       .source = general.source,

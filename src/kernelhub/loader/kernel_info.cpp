@@ -10,7 +10,6 @@
 
 #include <kernelhub/cache/kernel_download.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
-#include <kernelhub/types/version.hpp>
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 
@@ -42,25 +41,6 @@ std::vector<std::string> local_variant_names(const fs::path& build) {
     }
   }
   return parsable(std::move(names));
-}
-
-// kernels reads `kernels-minver` as a three-part version and rejects the whole metadata when
-// it is not one; our metadata reader ignores the key, so it is read here.
-util::Expected<std::optional<std::string>> kernels_minver(std::string_view text) {
-  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object() || !json.contains("kernels-minver") || json["kernels-minver"].is_null()) {
-    return std::optional<std::string>();
-  }
-  const auto& value = json["kernels-minver"];
-  if (!value.is_string()) {
-    return util::fail("kernels-minver: expected a version string");
-  }
-  const auto parsed = types::Version::parse(value.get<std::string>());
-  if (!parsed || parsed->components().size() != 3) {
-    return util::fail(fmt::format("kernels-minver: \"{}\" is not a version of three parts",
-                                  value.get<std::string>()));
-  }
-  return std::optional<std::string>(fmt::format("{}", fmt::join(parsed->components(), ".")));
 }
 
 void add_metadata(KernelInfo& info, const std::string& variant, std::string_view text,
@@ -146,7 +126,9 @@ util::Expected<std::vector<std::string>> variant_names_at(const cache::HubCache&
 util::Expected<KernelSummary> read_kernel_summary(std::string_view text, const std::string& file_name) {
   const auto metadata = KH_TRY(metadata::parse_metadata(text, file_name));
   KernelSummary summary;
-  summary.kernels_minver = KH_TRY(kernels_minver(text));
+  if (metadata.kernels_minver) {
+    summary.kernels_minver = metadata::kernels_minver_text(*metadata.kernels_minver);
+  }
   summary.name = metadata.name.str();
   summary.version = metadata.version;
   summary.license = metadata.license;

@@ -6,10 +6,15 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/variants/variant_name.hpp>
+
+#ifndef KERNELHUB_VERSION
+#define KERNELHUB_VERSION "0"
+#endif
 
 namespace kernelhub::loader {
 
@@ -87,6 +92,26 @@ std::string legacy_module_name(std::string_view python_name, const fs::path& pat
   return fmt::format("{}_{:016x}", python_name, hash);
 }
 
+std::optional<std::string> dirty_build_warning(const metadata::Metadata& metadata,
+                                               std::string_view variant) {
+  if (!metadata.is_dirty()) {
+    return std::nullopt;
+  }
+  std::vector<std::string_view> sources;
+  if (metadata.provenance->kernel && metadata.provenance->kernel->dirty) {
+    sources.push_back("kernel source");
+  }
+  const auto& builder = metadata.provenance->kernel_builder.git;
+  if (builder && builder->dirty) {
+    sources.push_back("kernel-builder");
+  }
+  return fmt::format(
+      "Kernel '{}' variant '{}' was built from a dirty git tree ({} had uncommitted changes). "
+      "Its recorded git revision does not fully identify the sources it was built from, so the "
+      "build may not be reproducible.",
+      metadata.name.str(), variant, fmt::join(sources, ", "));
+}
+
 util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path) {
   KernelModule module;
   std::error_code error;
@@ -134,10 +159,7 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
 
   if (module.metadata) {
     module.module_name = module.metadata->id;
-    if (module.metadata->is_dirty()) {
-      module.warnings.push_back(fmt::format("kernel \"{}\" was built from a dirty git tree",
-                                            module.metadata->name.str()));
-    }
+    module.dirty_build = dirty_build_warning(*module.metadata, root.filename().string());
     return module;
   }
   module.python_name = legacy_name.value_or(guess_python_name(root, package_dir));
@@ -147,6 +169,23 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
       fs::exists(root / "metadata.json") ? "its metadata.json has no id" : "no metadata.json",
       module.module_name));
   return module;
+}
+
+util::Expected<void> check_kernels_minver(const KernelModule& module) {
+  if (!module.metadata || !module.metadata->kernels_minver) {
+    return {};
+  }
+  const auto& required = *module.metadata->kernels_minver;
+  const auto compat = types::Version::parse(k_compat_version);
+  if (!compat || !(*compat < required)) {
+    return {};
+  }
+  const auto needed = metadata::kernels_minver_text(required);
+  return util::fail(fmt::format(
+      "Kernel '{}' variant '{}' requires kernels>={}, but kernelhub {} implements kernels {}. "
+      "Upgrade kernelhub to a release that implements kernels>={}.",
+      module.metadata->name.str(), module.variant_path.filename().string(), needed,
+      KERNELHUB_VERSION, k_compat_version, needed));
 }
 
 }  // namespace kernelhub::loader

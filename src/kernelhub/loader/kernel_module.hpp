@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <kernelhub/metadata/metadata.hpp>
@@ -22,9 +23,26 @@ struct KernelModule {
   std::filesystem::path entry_file;    // the package's __init__.py
   std::string python_name;             // the kernel name with '-' as '_'
   std::optional<metadata::Metadata> metadata;  // nullopt for builds older than metadata ids
-  std::vector<std::string> warnings;           // old layout, dirty build
+  std::vector<std::string> warnings;           // old layout
+  // kernels' DirtyValidator text when the build's provenance says a git tree had uncommitted
+  // changes; Python logs it on kernelhub.validate, the C++ API prints it.
+  std::optional<std::string> dirty_build;
   bool legacy() const { return !metadata.has_value(); }
 };
+
+// The `kernels` release whose public API kernelhub matches (Python: `kernelhub.compat_version`).
+inline constexpr std::string_view k_compat_version = "0.17.2";
+
+// The reference's minimum-version check: a kernel whose metadata.json has a `kernels-minver`
+// newer than k_compat_version is refused, with an error naming the kernel, its variant folder
+// and both versions (kernelhub's own version too). Run before anything of the variant is
+// imported or dlopen'ed; an older build without metadata passes.
+util::Expected<void> check_kernels_minver(const KernelModule& module);
+
+// kernels' warning for a build from a dirty git tree (naming the kernel source, kernel-builder
+// or both), word for word; nullopt for a clean build or one without provenance.
+std::optional<std::string> dirty_build_warning(const metadata::Metadata& metadata,
+                                               std::string_view variant);
 
 // `path` made absolute and lexically normal, without a trailing slash; symlinks are kept.
 std::filesystem::path normal_path(const std::filesystem::path& path);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/metadata/metadata.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/util/file_io.hpp>
@@ -51,6 +52,11 @@ bool Provenance::is_dirty() const {
   return (kernel_builder.git && kernel_builder.git->dirty) || (kernel && kernel->dirty);
 }
 
+std::string kernels_minver_text(const types::Version& version) {
+  return fmt::format("{}.{}.{}", version.component(0), version.component(1),
+                     version.component(2));
+}
+
 bool Metadata::is_dirty() const { return provenance && provenance->is_dirty(); }
 
 std::string to_json(const Metadata& metadata) {
@@ -58,6 +64,9 @@ std::string to_json(const Metadata& metadata) {
   out["name"] = metadata.name.str();
   out["id"] = metadata.id;
   out["version"] = metadata.version;
+  if (metadata.kernels_minver) {
+    out["kernels-minver"] = kernels_minver_text(*metadata.kernels_minver);
+  }
   out["license"] = metadata.license;
   if (metadata.upstream) {
     out["upstream"] = metadata.upstream->original();

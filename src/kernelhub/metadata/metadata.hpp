@@ -12,6 +12,7 @@
 #include <kernelhub/types/git_url.hpp>
 #include <kernelhub/types/kernel_dependency.hpp>
 #include <kernelhub/types/kernel_name.hpp>
+#include <kernelhub/types/version.hpp>
 
 // metadata.json, one per build variant (builder.md §3, loader.md §3.3): written by the builder,
 // read by the loader. Readers tolerate unknown keys so newer writers stay readable.
@@ -57,6 +58,9 @@ struct Metadata {
   types::KernelName name;
   std::string id;  // `_<python name>_<backend>_<unique>`: module name and torch.ops namespace
   std::uint64_t version = 0;  // the kernel's major version
+  // `kernels-minver`: the oldest `kernels` release that may load this kernel; exactly three
+  // parts, as the reference requires (the loader enforces it, kernel_module.hpp).
+  std::optional<types::Version> kernels_minver;
   std::string license;
   std::optional<types::GitUrl> upstream;
   std::optional<types::GitUrl> source;
@@ -71,6 +75,9 @@ struct Metadata {
 
   friend bool operator==(const Metadata&, const Metadata&) = default;
 };
+
+// A `kernels-minver` as written and shown: always its three parts ("1.0.0", not "1").
+std::string kernels_minver_text(const types::Version& version);
 
 // The JSON the reference writes: keys in its field order, indent 2, a trailing newline;
 // `kernel-depends` always present, absent optionals omitted, commits as "commit" (never "sha").

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/metadata/metadata_reader.hpp>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <kernelhub/metadata/json_reader.hpp>
@@ -12,6 +14,17 @@ namespace kernelhub::metadata {
 using nlohmann::json;
 
 namespace {
+
+// `kernels-minver`: a version of exactly three parts, as the reference reads it ("0.12" and
+// "1.2.3.4" are errors; "01.2.3" is 1.2.3).
+util::Expected<types::Version> parse_kernels_minver(std::string_view text) {
+  auto version = KH_TRY(types::Version::parse(text));
+  const auto parts = std::count(text.begin(), text.end(), '.') + 1;
+  if (parts != 3) {
+    return util::fail(fmt::format("\"{}\" has {} components, expected 3", text, parts));
+  }
+  return version;
+}
 
 // Reads one struct after another; each read_* returns nullopt after reporting its problems.
 class MetadataReader {
@@ -260,6 +273,10 @@ class MetadataReader {
     auto version = with(root, top, "version", Field::required, [&](const json& v, const std::string& p) {
       return m_json.unsigned_integer(v, p);
     });
+    auto kernels_minver = with(root, top, "kernels-minver", Field::optional,
+                               [&](const json& v, const std::string& p) {
+                                 return parsed<types::Version>(v, p, parse_kernels_minver);
+                               });
     auto license = with(root, top, "license", Field::required, string_reader());
     auto upstream = with(root, top, "upstream", Field::optional, git_url_reader());
     auto source = with(root, top, "source", Field::optional, git_url_reader());
@@ -278,6 +295,7 @@ class MetadataReader {
     return Metadata{.name = std::move(**name),
                     .id = std::move(**id),
                     .version = **version,
+                    .kernels_minver = kernels_minver ? std::move(*kernels_minver) : std::nullopt,
                     .license = std::move(**license),
                     .upstream = upstream ? std::move(*upstream) : std::nullopt,
                     .source = source ? std::move(*source) : std::nullopt,

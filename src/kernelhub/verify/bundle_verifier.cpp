@@ -102,6 +102,12 @@ util::Expected<void> verify_log_entry(const Bundle& bundle, const TrustedRoot& r
 util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bundle,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root) {
+  return verify_artifact(
+      artifact, bundle, [&](X509* leaf) { return check_any_policy(leaf, policies); }, root);
+}
+
+util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bundle,
+                                     const IdentityCheck& identity, const TrustedRoot& root) {
   const std::vector<std::int64_t> times = KH_TRY(verified_times(bundle, root));
   std::vector<Certificate> chain;
   for (const std::int64_t time : times) {
@@ -111,7 +117,7 @@ util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bu
     return util::fail("failed to verify SCT on signing certificate: " + sct.error().message);
   }
   KH_CHECK(check_code_signing_profile(bundle.leaf.get()));
-  KH_CHECK(check_any_policy(bundle.leaf.get(), policies));
+  KH_CHECK(identity(bundle.leaf.get()));
   if (auto logged = verify_log_entry(bundle, root, times); !logged) {
     return util::fail("invalid log entry: " + logged.error().message);
   }

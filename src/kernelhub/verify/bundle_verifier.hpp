@@ -35,4 +35,8 @@ util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bu
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root);
 
+// The same steps with any identity rule at the policy step.
+util::Expected<void> verify_artifact(std::string_view artifact, const Bundle& bundle,
+                                     const IdentityCheck& identity, const TrustedRoot& root);
+
 }  // namespace kernelhub::verify

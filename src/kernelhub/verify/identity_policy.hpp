@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,12 @@ const std::vector<GitHubWorkflowPolicy>& default_policies();
 // repository URI is the policy's and the build-signer URI one of its list. The error names the
 // first check that failed.
 util::Expected<void> check_policy(X509* leaf, const GitHubWorkflowPolicy& policy);
+
+// Any rule on the signing certificate, run where sigstore calls `policy.verify(cert)` (after the
+// chain, the SCT and the code-signing profile, before the log entry); its error becomes the
+// reason of SignatureVerificationFailure. kernelhub.verify passes the caller's sigstore
+// policies through it; check_any_policy below is the one every other caller uses.
+using IdentityCheck = std::function<util::Expected<void>(X509* leaf)>;
 
 // Any of the policies; the reference's wording "0 of N policies succeeded" when none does
 // (also for an empty list, which never means "the defaults").

@@ -83,6 +83,13 @@ SignatureCheck verify_signed_variant(const fs::path& variant_dir,
   });
 }
 
+SignatureCheck verify_signed_variant(const fs::path& variant_dir, const IdentityCheck& identity,
+                                     const TrustedRoot& root) {
+  return verify_signed_variant(variant_dir, [&](std::string_view artifact, const Bundle& bundle) {
+    return verify_artifact(artifact, bundle, identity, root);
+  });
+}
+
 SignatureCheck verify_signed_variant(const fs::path& variant_dir,
                                      const ArtifactVerifier& verify_signature) {
   const fs::path bundle_path = variant_dir / "metadata.json.sigstore";

@@ -59,6 +59,11 @@ SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
                                      std::span<const GitHubWorkflowPolicy> policies,
                                      const TrustedRoot& root);
 
+// The same with any identity rule at the policy step (identity_policy.hpp): the caller's own
+// sigstore policies, for kernelhub.verify.
+SignatureCheck verify_signed_variant(const std::filesystem::path& variant_dir,
+                                     const IdentityCheck& identity, const TrustedRoot& root);
+
 // The same, also accepting a keyed bundle (verificationMaterial.publicKey) signed by one of
 // `keys` (a private hub's keys, keyed_bundle.hpp). With no keys this is the overload above, so
 // a keyed bundle gets the reference's verdict (SignatureBundleInvalid, "expected certificate in

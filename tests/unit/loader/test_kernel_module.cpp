@@ -86,8 +86,47 @@ TEST(KernelModule, DirtyBuildWarns) {
   write("v/__init__.py", "");
   const auto module = resolve_kernel_module("v");
   ASSERT_TRUE(module) << module.error().message;
-  ASSERT_EQ(module->warnings.size(), 1u);
-  EXPECT_NE(module->warnings[0].find("dirty"), std::string::npos);
+  EXPECT_TRUE(module->warnings.empty());
+  // kernels' DirtyValidator text, naming what was dirty and the variant folder.
+  EXPECT_EQ(module->dirty_build,
+            std::optional<std::string>(
+                "Kernel 'relu' variant 'v' was built from a dirty git tree (kernel source had "
+                "uncommitted changes). Its recorded git revision does not fully identify the "
+                "sources it was built from, so the build may not be reproducible."));
+}
+
+std::string minver_metadata(const std::string& minver) {
+  return "{\"name\": \"relu\", \"id\": \"_relu_1\", \"version\": 1, \"license\": \"MIT\", "
+         "\"python-depends\": [], \"backend\": {\"type\": \"cpu\"}, \"kernels-minver\": \"" +
+         minver + "\"}";
+}
+
+TEST(KernelModule, KernelsMinverNewerThanTheCompatVersionIsRefused) {
+  write("relu/build/torch-cpu/metadata.json", minver_metadata("999.1.0"));
+  write("relu/build/torch-cpu/__init__.py", "");
+  const auto module = resolve_kernel_module("relu/build/torch-cpu");
+  ASSERT_TRUE(module) << module.error().message;
+  const auto checked = check_kernels_minver(*module);
+  ASSERT_FALSE(checked);
+  EXPECT_TRUE(checked.error().message.starts_with(
+      "Kernel 'relu' variant 'torch-cpu' requires kernels>=999.1.0, but kernelhub "))
+      << checked.error().message;
+  EXPECT_NE(checked.error().message.find("implements kernels 0.17.2"), std::string::npos);
+}
+
+TEST(KernelModule, KernelsMinverUpToTheCompatVersionPasses) {
+  for (const std::string minver : {"0.17.2", "0.17.0", "0.0.1"}) {
+    write("v/metadata.json", minver_metadata(minver));
+    write("v/__init__.py", "");
+    const auto module = resolve_kernel_module("v");
+    ASSERT_TRUE(module) << module.error().message;
+    EXPECT_TRUE(check_kernels_minver(*module)) << minver;
+  }
+  // The next patch release is already too new; no kernels-minver at all passes.
+  write("v/metadata.json", minver_metadata("0.17.3"));
+  EXPECT_FALSE(check_kernels_minver(*resolve_kernel_module("v")));
+  write("v/metadata.json", metadata_json("relu", "_relu_1"));
+  EXPECT_TRUE(check_kernels_minver(*resolve_kernel_module("v")));
 }
 
 TEST(KernelModule, LegacyNamesAreStablePerPath) {

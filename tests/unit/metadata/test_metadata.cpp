@@ -14,6 +14,7 @@ Metadata sample() {
   return Metadata{.name = types::KernelName::parse("relu").value(),
                   .id = "_relu_cuda_7a4e5a7",
                   .version = 2,
+                  .kernels_minver = std::nullopt,
                   .license = "apache-2.0",
                   .upstream = std::nullopt,
                   .source = std::nullopt,
@@ -68,7 +69,12 @@ TEST(Metadata, RoundTripsThroughTheReader) {
   m.digest = Digest{DigestAlgorithm::sha256, {{"a.so", "x="}, {"b/c.py", "y="}}};
   m.provenance = Provenance{{"0.17.0", std::nullopt}, std::nullopt};
   m.kernel_depends = {{"a/b", std::nullopt, std::string("main")}};
-  auto back = parse_metadata(to_json(m));
+  m.kernels_minver = types::Version({1, 0, 0});
+  const auto text = to_json(m);
+  // After `version`, always three parts.
+  EXPECT_NE(text.find("\"version\": 2,\n  \"kernels-minver\": \"1.0.0\",\n  \"license\""),
+            std::string::npos) << text;
+  auto back = parse_metadata(text);
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(*back, m);
 }

@@ -232,3 +232,24 @@ TEST(MetadataReader, ChecksTextOnlyWhereSerdeReadsIt) {
   EXPECT_FALSE(parse_metadata(with_extra("\"u\":\"\\uZZZZ\"")));
   EXPECT_FALSE(parse_metadata(with_extra("\"u\":\"\x01\"")));
 }
+
+TEST(MetadataReader, ReadsKernelsMinverOfExactlyThreeParts) {
+  auto doc = minimal();
+  doc["kernels-minver"] = "01.2.0";
+  auto m = parse_metadata(doc.dump());
+  ASSERT_TRUE(m) << m.error().message;
+  ASSERT_TRUE(m->kernels_minver);
+  EXPECT_EQ(metadata::kernels_minver_text(*m->kernels_minver), "1.2.0");
+  doc["kernels-minver"] = nullptr;
+  EXPECT_FALSE(parse_metadata(doc.dump())->kernels_minver);
+  // The reference rejects the whole file for each of these (issue 21).
+  doc["kernels-minver"] = "0.12";
+  EXPECT_EQ(problems(doc.dump()),
+            std::vector<std::string>{"kernels-minver: \"0.12\" has 2 components, expected 3"});
+  doc["kernels-minver"] = "1.2.3.4";
+  EXPECT_EQ(problems(doc.dump()).size(), 1u);
+  doc["kernels-minver"] = "v1.0.0";
+  EXPECT_EQ(problems(doc.dump()).size(), 1u);
+  doc["kernels-minver"] = 5;
+  EXPECT_EQ(problems(doc.dump()).size(), 1u);
+}

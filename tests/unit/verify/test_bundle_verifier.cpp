@@ -60,6 +60,32 @@ TEST(VerifyBundleVerifier, ConformanceHappyPathsVerifyOffline) {
   }
 }
 
+TEST(VerifyBundleVerifier, AnyIdentityCheckRunsAtThePolicyStep) {
+  // The caller's own rule (kernelhub.verify passes sigstore policies this way) sees the leaf
+  // once; its refusal is the reason, and it runs after the chain and before the artifact.
+  auto bundle = parse_bundle(test::conformance_file("happy-path-v0.3/bundle.sigstore.json"));
+  ASSERT_TRUE(bundle) << bundle.error().message;
+  int calls = 0;
+  const IdentityCheck accept = [&](X509* leaf) -> kernelhub::util::Expected<void> {
+    ++calls;
+    EXPECT_EQ(leaf, bundle->leaf.get());
+    return {};
+  };
+  EXPECT_TRUE(verify_artifact(test::conformance_file("a.txt"), *bundle, accept,
+                              production_trusted_root()));
+  EXPECT_EQ(calls, 1);
+  const IdentityCheck refuse = [](X509*) -> kernelhub::util::Expected<void> {
+    return kernelhub::util::fail("not this signer");
+  };
+  EXPECT_EQ(verify_artifact(test::conformance_file("a.txt"), *bundle, refuse,
+                            production_trusted_root()).error().message,
+            "not this signer");
+  // A wrong artifact with an accepting rule fails later, at the digest.
+  EXPECT_EQ(verify_artifact("other bytes", *bundle, accept, production_trusted_root())
+                .error().message,
+            "Bundle message digest mismatch");
+}
+
 TEST(VerifyBundleVerifier, ConformanceFailuresFailAtTheirStep) {
   EXPECT_EQ(verdict("signature-mismatch_fail"), "Signature is invalid for input");
   EXPECT_EQ(verdict("message-digest-mismatch_fail"), "Bundle message digest mismatch");

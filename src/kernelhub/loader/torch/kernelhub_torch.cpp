@@ -124,6 +124,13 @@ KernelHandle open_variant(const fs::path& variant_path) {
     throw std::runtime_error("kernel at \"" + module->variant_path.string() +
                              "\" has no metadata id; the C++ API needs it for the ops namespace");
   }
+  // Before dlopen, as every refusal: a kernel needing a newer kernels API never runs.
+  if (auto minver = loader::check_kernels_minver(*module); !minver) {
+    throw std::runtime_error(minver.error().message);
+  }
+  if (module->dirty_build) {
+    std::cerr << "kernelhub: warning: " << *module->dirty_build << "\n";
+  }
   const auto& metadata = *module->metadata;
 
   static std::mutex mutex;
