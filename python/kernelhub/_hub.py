@@ -142,20 +142,43 @@ Spec = tuple[str, "int | None", "str | None"]
 Locator = Callable[[Spec], "tuple[Path, RepoInfo | None]"]
 
 
-def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator,
-               path: tuple[Spec, ...] = ()) -> ModuleType:
-    """Locates `spec`, loads its kernel-depends depth first (a node already on the path is a
-    cycle), then imports it with its direct dependencies visible to get_kernel_dep."""
-    variant_path, repo_info = locate(spec)
-    info = _kernelhub.resolve_kernel_module(variant_path)
-    deps: dict[str, ModuleType] = {}
-    if info["metadata_json"] is not None:
-        for dependency in Metadata.from_json(info["metadata_json"]).kernel_depends:
-            child = dependency.spec()
-            if child in path or child == spec:
-                raise ValueError(f"Cyclic kernel dependency detected: {dependency.repo_id}")
-            deps[dependency.repo_id] = _load_tree(child, locate_dep, locate_dep, path + (spec,))
-    return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+def walk_kernel_tree(spec: Spec, locate: Callable, locate_dep: Callable,
+                     depends_of: Callable, make: Callable, path: tuple[Spec, ...] = ()):
+    """The kernel-depends tree of `spec`, depth first: `locate(spec)` finds the node, each of
+    `depends_of(location)` (specs) is walked with `locate_dep` (a spec already on the path is a
+    cycle), then `make(location, {repo_id: child})` builds the node."""
+    location = locate(spec)
+    deps = {}
+    for child in depends_of(location):
+        if child in path or child == spec:
+            raise ValueError(f"Cyclic kernel dependency detected: {child[0]}")
+        deps[child[0]] = walk_kernel_tree(child, locate_dep, locate_dep, depends_of, make,
+                                          path + (spec,))
+    return make(location, deps)
+
+
+def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator) -> ModuleType:
+    """Locates `spec`, loads its kernel-depends depth first, then imports it with its direct
+    dependencies visible to get_kernel_dep."""
+
+    def with_module(locator: Locator):
+        def locate_module(node: Spec):
+            variant_path, repo_info = locator(node)
+            return variant_path, repo_info, _kernelhub.resolve_kernel_module(variant_path)
+        return locate_module
+
+    def depends_of(location) -> list[Spec]:
+        metadata_json = location[2]["metadata_json"]
+        if metadata_json is None:
+            return []
+        return [dependency.spec()
+                for dependency in Metadata.from_json(metadata_json).kernel_depends]
+
+    def make(location, deps: dict[str, ModuleType]) -> ModuleType:
+        variant_path, repo_info, info = location
+        return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+
+    return walk_kernel_tree(spec, with_module(locate), with_module(locate_dep), depends_of, make)
 
 
 def _local_override(repo_id: str) -> Path | None:

@@ -135,6 +135,13 @@ def _reference_deps_var():
     return getattr(module, "_KERNEL_DEPS", None)
 
 
+def report_variant_warnings(messages: list[str], stacklevel: int = 2) -> None:
+    """What the core says about a variant as it is loaded (an older build, a dirty one);
+    `stacklevel` counts from the caller, as warnings.warn's does."""
+    for message in messages:
+        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
+
+
 def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                    deps: dict[str, ModuleType] | None = None, info: dict | None = None
                    ) -> ModuleType:
@@ -147,8 +154,7 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             return _modules[str(found)]
         if info is None:
             info = _kernelhub.resolve_kernel_module(variant_path)
-        for message in info["warnings"]:
-            warnings.warn(message, UserWarning, stacklevel=3)
+        report_variant_warnings(info["warnings"], stacklevel=3)
         if info["metadata_json"] is not None:
             metadata = Metadata.from_json(info["metadata_json"])
             validate_dependencies(info["python_name"], metadata.python_depends)

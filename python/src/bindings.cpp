@@ -52,6 +52,8 @@ PYBIND11_MODULE(_kernelhub, m) {
   kernelhub::python::bind_hub(m);
   kernelhub::python::bind_lock(m);
   kernelhub::python::bind_verify(m);
+  kernelhub::python::bind_data(m);
+  kernelhub::python::bind_variants(m);
 
   m.def("parse_local_kernels", [](const std::string& text) {
     std::vector<std::pair<std::string, fs::path>> out;

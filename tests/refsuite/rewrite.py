@@ -55,6 +55,13 @@ LOGGERS = {
 # Distribution names (importlib.metadata.distribution("kernels")).
 DISTRIBUTIONS = {"kernels": "kernelhub"}
 
+# The reference's own version, where a test reads or patches it, is the `kernels` release
+# kernelhub matches: `compat_version` (what kernelhub checks kernels-minver against).
+_VERSION_ATTRIBUTE = re.compile(r"\bkernels\.__version__\b")
+_VERSION_SETATTR = re.compile(r"""(setattr\(\s*kernels\s*,\s*)(["'])__version__\2""")
+# The User-Agent's product token: `kernels/<version>` is `kernelhub/<version>`.
+_PRODUCT_TOKEN = re.compile(r"""(["'])kernels/\1""")
+
 
 def mechanical(module: str) -> str:
     """The plain rename (`kernels.x` -> `kernelhub.x`) of the driver's --mechanical run, which
@@ -123,6 +130,11 @@ class Rewriter:
         text = _IMPORT.sub(import_, text)
         text = _LOGGER.sub(logger, text)
         text = _DISTRIBUTION.sub(distribution, text)
+        if self.use_adapters:
+            text = _VERSION_ATTRIBUTE.sub("kernels.compat_version", text)
+            text = _VERSION_SETATTR.sub(lambda m: f"{m.group(1)}{m.group(2)}compat_version"
+                                                  f"{m.group(2)}", text)
+            text = _PRODUCT_TOKEN.sub(lambda m: f"{m.group(1)}kernelhub/{m.group(1)}", text)
         return _DOTTED.sub(lambda m: m.group(1) + m.group(2) + self.dotted(m.group(3)) + m.group(2),
                            text)
 
