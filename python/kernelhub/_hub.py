@@ -76,10 +76,19 @@ def _backend_token() -> str:
     return "cpu"
 
 
+def _telemetry_disabled() -> bool:
+    """The environment, or huggingface_hub's setting when it is loaded (code may set
+    `huggingface_hub.constants.HF_HUB_DISABLE_TELEMETRY`, which kernels reads)."""
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None and getattr(constants, "HF_HUB_DISABLE_TELEMETRY", False):
+        return True
+    return _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK")
+
+
 def user_agent_text(user_agent: str | dict | None) -> str:
     """The part of the User-Agent kernels adds to huggingface_hub's: the caller's fields, then
     python, backend, platform, file_type, torch and glibc; empty when telemetry is off."""
-    if _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK"):
+    if _telemetry_disabled():
         return ""
     parts: list[str] = []
     if isinstance(user_agent, dict):

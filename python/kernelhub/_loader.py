@@ -209,3 +209,30 @@ def loaded_kernels() -> list[LoadedKernel]:
                 )
             )
         return out
+
+
+def forget_loaded_kernel(variant_path: Path) -> LoadedKernel | None:
+    """Removes a variant from the registry, so the next load of that path imports it again
+    (after a local rebuild, say); its module object is left to whoever holds it. Returns the
+    record it had, None when the path was not loaded."""
+    with _lock:
+        found = _kernelhub.registry_find(variant_path)
+        if found is None:
+            return None
+        record = next(entry for entry in loaded_kernels()
+                      if str(entry.variant_path) == str(found))
+        _kernelhub.registry_remove(found)
+        _modules.pop(str(found), None)
+        return record
+
+
+def restore_loaded_kernel(record: LoadedKernel) -> None:
+    """Puts back a record `forget_loaded_kernel` returned (its module, not a new import)."""
+    with _lock:
+        if _kernelhub.registry_find(record.variant_path) is not None:
+            return
+        repo_info = record.repo_info
+        path = _kernelhub.registry_add(record.variant_path,
+                                       repo_info.repo_id if repo_info else None,
+                                       repo_info.revision if repo_info else None)
+        _modules[str(path)] = record.module

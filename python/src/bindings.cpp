@@ -145,6 +145,10 @@ PYBIND11_MODULE(_kernelhub, m) {
     return registry().add(std::move(kernel)).module.variant_path;
   });
 
+  m.def("registry_remove", [](const fs::path& variant_path) {
+    return registry().remove(variant_path);
+  });
+
   m.def("registry_list", []() {
     py::list out;
     for (const auto& kernel : registry().list()) {

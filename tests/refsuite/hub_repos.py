@@ -195,12 +195,15 @@ def _tree_hash(folder: Path, extra: dict[str, str]) -> str:
 
 
 def _tool_identity(kernel_builder: Path, python: Path) -> str:
+    """The builder's release and the torch and tvm-ffi built against: a rebuilt kernel-builder
+    of the same release reuses the cached builds (they are fixtures, not what is tested)."""
     version = subprocess.run([str(kernel_builder), "--version"], capture_output=True,
                              text=True).stdout.strip()
-    stamp = kernel_builder.stat()
-    torch = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"],
-                           capture_output=True, text=True).stdout.strip()
-    return f"{version} {stamp.st_size} {stamp.st_mtime_ns} torch {torch}"
+    frameworks = subprocess.run(
+        [str(python), "-c", "import importlib.metadata as m; print(m.version('torch'), "
+                            "m.version('apache-tvm-ffi'))"],
+        capture_output=True, text=True).stdout.strip()
+    return f"{version} {frameworks}"
 
 
 # Changed whenever build_example builds differently, so cached builds are redone.

@@ -114,6 +114,20 @@ def _file_of(node_id: str) -> str:
     return node_id.split("::")[0]
 
 
+# The two suites: the kernels sdist's tests (the acceptance measure of issue 21) and the
+# kernels-data sdist's, run against `kernels_data` 0.16.2 and `kernelhub.data`.
+SUITES = {"kernels": "tests/", "kernels-data": "data_tests/"}
+
+
+def summarize_suites(reference: dict, kernelhub: dict) -> dict:
+    out = {}
+    for suite, prefix in SUITES.items():
+        def part(results):
+            return {n: r for n, r in results.items() if n.startswith(prefix)}
+        out[suite] = summarize(part(reference), part(kernelhub))
+    return out
+
+
 def summarize(reference: dict, kernelhub: dict) -> dict:
     files = sorted({_file_of(n) for n in reference} | {_file_of(n) for n in kernelhub})
     table = []
@@ -149,7 +163,8 @@ def summarize(reference: dict, kernelhub: dict) -> dict:
     }
 
 
-def print_table(summary: dict) -> None:
+def print_table(suite: str, summary: dict) -> None:
+    print(f"== the {suite} suite")
     width = max(len(row["file"]) for row in summary["files"])
     print(f"{'file':<{width}}  reference  kernelhub  (of reference's)")
     for row in summary["files"]:
@@ -213,13 +228,13 @@ def main(argv=None) -> int:
         server.terminate()
         server.wait(timeout=10)
 
-    summary = summarize(results["reference"], results["kernelhub"])
-    summary["mechanical"] = args.mechanical
-    summary["seconds"] = round(time.monotonic() - started, 1)
-    summary["results"] = results
+    suites = summarize_suites(results["reference"], results["kernelhub"])
+    summary = {"suites": suites, "mechanical": args.mechanical,
+               "seconds": round(time.monotonic() - started, 1), "results": results}
     out = args.json or work / "summary.json"
     out.write_text(json.dumps(summary, indent=1) + "\n")
-    print_table(summary)
+    for suite, part in suites.items():
+        print_table(suite, part)
     print(f"refsuite: {summary['seconds']} s; summary in {out}")
     return 0
 

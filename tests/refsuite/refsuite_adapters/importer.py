@@ -3,9 +3,10 @@
 
 - `_import_from_path(variant_path, deps)`: `kernelhub._loader.import_variant` (the import every
   kernelhub load ends in).
-- `_loaded_kernels`: a read view of kernelhub's registry (`kernelhub.get_loaded_kernels`, kept
-  in the C++ core), keyed by variant path. kernelhub's registry only grows: `pop` and `clear`
-  of a loaded kernel are refused (TypeError), not faked.
+- `_loaded_kernels`: kernelhub's registry (`kernelhub.get_loaded_kernels`, kept in the C++
+  core) as a mapping from variant path: `pop`/`clear` are
+  `kernelhub._loader.forget_loaded_kernel`, `update` with records taken from it is
+  `kernelhub._loader.restore_loaded_kernel`.
 - `LoadedKernel`: `kernelhub.LoadedKernel`.
 """
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import kernelhub
 from kernelhub import LoadedKernel
-from kernelhub._loader import import_variant
+from kernelhub import _kernelhub
+from kernelhub._loader import forget_loaded_kernel, import_variant, restore_loaded_kernel
 
 __all__ = ["LoadedKernel", "_import_from_path", "_loaded_kernels", "get_loaded_kernels"]
 
@@ -30,7 +32,7 @@ class _Registry:
         return {Path(entry.variant_path): entry for entry in kernelhub.get_loaded_kernels()}
 
     def __contains__(self, variant_path) -> bool:
-        return Path(variant_path).resolve() in {p.resolve() for p in self._entries()}
+        return _kernelhub.registry_find(Path(variant_path)) is not None
 
     def __len__(self) -> int:
         return len(self._entries())
@@ -51,20 +53,20 @@ class _Registry:
         return self._entries()
 
     def pop(self, variant_path, *default):
-        if variant_path not in self:
+        record = forget_loaded_kernel(Path(variant_path))
+        if record is None:
             if default:
                 return default[0]
             raise KeyError(variant_path)
-        raise TypeError("kernelhub's registry of loaded kernels cannot forget a kernel")
+        return record
 
     def clear(self) -> None:
-        if len(self):
-            raise TypeError("kernelhub's registry of loaded kernels cannot forget a kernel")
+        for variant_path in list(self._entries()):
+            forget_loaded_kernel(variant_path)
 
     def update(self, other) -> None:
-        missing = [path for path in dict(other) if path not in self]
-        if missing:
-            raise TypeError("kernelhub's registry of loaded kernels is filled by loads only")
+        for record in dict(other).values():
+            restore_loaded_kernel(record)
 
 
 _loaded_kernels = _Registry()
