@@ -135,13 +135,6 @@ def _reference_deps_var():
     return getattr(module, "_KERNEL_DEPS", None)
 
 
-def report_variant_warnings(messages: list[str], stacklevel: int = 2) -> None:
-    """What the core says about a variant as it is loaded (an older build, a dirty one);
-    `stacklevel` counts from the caller, as warnings.warn's does."""
-    for message in messages:
-        warnings.warn(message, UserWarning, stacklevel=stacklevel + 1)
-
-
 def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
                    deps: dict[str, ModuleType] | None = None, info: dict | None = None
                    ) -> ModuleType:
@@ -154,7 +147,8 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             return _modules[str(found)]
         if info is None:
             info = _kernelhub.resolve_kernel_module(variant_path)
-        report_variant_warnings(info["warnings"], stacklevel=3)
+        for message in info["warnings"]:
+            warnings.warn(message, UserWarning, stacklevel=3)
         if info["metadata_json"] is not None:
             metadata = Metadata.from_json(info["metadata_json"])
             validate_dependencies(info["python_name"], metadata.python_depends)
@@ -211,28 +205,27 @@ def loaded_kernels() -> list[LoadedKernel]:
         return out
 
 
-def forget_loaded_kernel(variant_path: Path) -> LoadedKernel | None:
+def forget_loaded_kernel(variant_path: Path) -> bool:
     """Removes a variant from the registry, so the next load of that path imports it again
-    (after a local rebuild, say); its module object is left to whoever holds it. Returns the
-    record it had, None when the path was not loaded."""
+    (after a local rebuild, say); its module object is left to whoever holds it. False when
+    the path was not loaded."""
     with _lock:
         found = _kernelhub.registry_find(variant_path)
         if found is None:
-            return None
-        record = next(entry for entry in loaded_kernels()
-                      if str(entry.variant_path) == str(found))
+            return False
         _kernelhub.registry_remove(found)
         _modules.pop(str(found), None)
-        return record
+        return True
 
 
-def restore_loaded_kernel(record: LoadedKernel) -> None:
-    """Puts back a record `forget_loaded_kernel` returned (its module, not a new import)."""
+def restore_loaded_kernel(variant_path: Path, record: LoadedKernel) -> None:
+    """Puts back the record of `variant_path` that `loaded_kernels()` gave before it was
+    forgotten (its module, not a new import)."""
     with _lock:
-        if _kernelhub.registry_find(record.variant_path) is not None:
+        if _kernelhub.registry_find(variant_path) is not None:
             return
         repo_info = record.repo_info
-        path = _kernelhub.registry_add(record.variant_path,
+        path = _kernelhub.registry_add(variant_path,
                                        repo_info.repo_id if repo_info else None,
                                        repo_info.revision if repo_info else None)
         _modules[str(path)] = record.module

@@ -689,7 +689,7 @@ class Metadata:
     """A variant's parsed metadata.json (validated by the core, as the loader reads it)."""
 
     __slots__ = ("id", "name", "version", "kernels_minver", "license", "upstream", "source",
-                 "python_depends", "kernel_depends", "backend", "digest", "provenance", "_json")
+                 "python_depends", "kernel_depends", "backend", "digest", "provenance", "_text")
 
     @staticmethod
     def read_from_file(metadata_path: os.PathLike | str) -> "Metadata":
@@ -720,7 +720,7 @@ class Metadata:
         metadata = object.__new__(Metadata)
         value = json.loads(canonical)
         set_ = object.__setattr__
-        set_(metadata, "_json", canonical)
+        set_(metadata, "_text", text)  # as read, for code that needs the file itself
         set_(metadata, "id", value["id"])
         set_(metadata, "name", KernelName(value["name"]))
         set_(metadata, "version", value.get("version"))

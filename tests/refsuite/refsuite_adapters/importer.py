@@ -29,7 +29,9 @@ def _import_from_path(variant_path: Path, deps: dict | None = None, repo_info=No
 
 class _Registry:
     def _entries(self) -> dict:
-        return {Path(entry.variant_path): entry for entry in kernelhub.get_loaded_kernels()}
+        # registry_list and get_loaded_kernels both list the registry in load order
+        paths = [Path(entry["variant_path"]) for entry in _kernelhub.registry_list()]
+        return dict(zip(paths, kernelhub.get_loaded_kernels()))
 
     def __contains__(self, variant_path) -> bool:
         return _kernelhub.registry_find(Path(variant_path)) is not None
@@ -53,8 +55,8 @@ class _Registry:
         return self._entries()
 
     def pop(self, variant_path, *default):
-        record = forget_loaded_kernel(Path(variant_path))
-        if record is None:
+        record = self._entries().get(Path(variant_path))
+        if not forget_loaded_kernel(Path(variant_path)):
             if default:
                 return default[0]
             raise KeyError(variant_path)
@@ -65,8 +67,8 @@ class _Registry:
             forget_loaded_kernel(variant_path)
 
     def update(self, other) -> None:
-        for record in dict(other).values():
-            restore_loaded_kernel(record)
+        for variant_path, record in dict(other).items():
+            restore_loaded_kernel(Path(variant_path), record)
 
 
 _loaded_kernels = _Registry()

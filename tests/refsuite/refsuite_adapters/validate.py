@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`kernels.validate`: the checks run on every variant before it is imported.
+"""`kernels.validate`: the checks run on a variant before it is imported.
+
+kernelhub runs its checks inside its loads, not as separate validators, so each validator
+here is answered by kernelhub doing what it does on a load:
 
 - `ArchValidator`: the loader's arch check (`archs._check_arch_incompatibility`, over
   `loader::arch_mismatch`).
-- `DirtyValidator`: the warning kernelhub's loader gives for a build from a dirty git tree,
-  taken from `_kernelhub.resolve_kernel_module` (the module resolution every load runs) on the
-  variant's metadata.json and reported by `kernelhub._loader.report_variant_warnings`, as a load
-  reports it.
 - `DependencyValidator`: python-depends, `kernelhub._loader.validate_dependencies`.
-- `MinverValidator`: kernels-minver against `kernelhub.compat_version` (the kernels release
-  whose API kernelhub matches); kernelhub enforces it in its loaders after issue 21 §1, on
-  another branch, so on this one it says so.
-- `_installed_version()`: `kernelhub.compat_version`'s release, as a `kernelhub.data.Version`.
+- `MinverValidator`, `DirtyValidator`: `kernelhub.get_local_kernel` of a variant holding that
+  metadata.json (and an empty `__init__.py`): what kernelhub raises for kernels-minver and
+  reports for a dirty build is what a user sees on a load. The loaded kernel is then forgotten
+  (`kernelhub._loader.forget_loaded_kernel`).
+- `_installed_version()`: `kernelhub.compat_version` (the kernels release whose API kernelhub
+  matches; kernels-minver is compared with it) as a `kernelhub.data.Version`.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, parse
 
 import kernelhub
-from kernelhub import _kernelhub, _loader
+from kernelhub import _loader
 from kernelhub.data import Version
 
 from .archs import _check_arch_incompatibility
@@ -38,15 +39,26 @@ class ArchValidator:
         _check_arch_incompatibility(metadata, variant)
 
 
+def _load(metadata, variant: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / variant
+        root.mkdir()
+        (root / "metadata.json").write_text(metadata._text)
+        (root / "__init__.py").write_text("")
+        try:
+            kernelhub.get_local_kernel(root)
+        finally:
+            _loader.forget_loaded_kernel(root)
+
+
 class DirtyValidator:
     def validate_metadata(self, *, metadata, variant: str) -> None:
-        with tempfile.TemporaryDirectory() as folder:
-            root = Path(folder) / variant
-            root.mkdir()
-            (root / "metadata.json").write_text(metadata._json)
-            (root / "__init__.py").write_text("")
-            messages = _kernelhub.resolve_kernel_module(root)["warnings"]
-        _loader.report_variant_warnings(messages)
+        _load(metadata, variant)
+
+
+class MinverValidator:
+    def validate_metadata(self, *, metadata, variant: str) -> None:
+        _load(metadata, variant)
 
 
 def _installed_version() -> Version | None:
@@ -55,13 +67,6 @@ def _installed_version() -> Version | None:
     except InvalidVersion:
         return None
     return Version.from_str(".".join(str(part) for part in release))
-
-
-class MinverValidator:
-    def validate_metadata(self, *, metadata, variant: str) -> None:
-        raise NotImplementedError(
-            "kernelhub enforces kernels-minver in its loaders after issue 21 §1 (another "
-            "branch); this branch has no function to map MinverValidator onto")
 
 
 @dataclass
