@@ -194,7 +194,8 @@ def test_locks_json_and_mapping():
             "nix_no_hash": outcome(module.NixKernelLocks.from_json, json.dumps(
                 [{"dependency": {"repo-id": "a/b", "version": 1}, "lock": {"commit": COMMIT}}])),
             "duplicate": outcome(module.KernelLocks.from_json, json.dumps(
-                [{"dependency": {"repo-id": "a/b", "version": 1}, "lock": {"commit": COMMIT}}] * 2)),
+                [{"dependency": {"repo-id": "a/b", "version": 1},
+                  "lock": {"commit": COMMIT}}] * 2)),
         }
     assert show(data) == show(kernels_rust)
 

@@ -69,8 +69,9 @@ def _this_machine(backend: str | None) -> dict:
     kind = backend or detected
     version = None
     if kind == detected:
-        version = {"cuda": torch.get("cuda"), "rocm": (torch.get("hip") or "").split("-")[0] or None,
-                   "xpu": torch.get("xpu"), "cann": torch.get("cann")}.get(kind)
+        hip = (torch.get("hip") or "").split("-")[0] or None
+        version = {"cuda": torch.get("cuda"), "rocm": hip, "xpu": torch.get("xpu"),
+                   "cann": torch.get("cann")}.get(kind)
     system = probe.get("system", "").lower()
     return {"backend": kind, "backend_version": version, "cpu": probe.get("machine"),
             "os": system, "torch_version": ".".join(torch["version"].split("+")[0].split(".")[:2])
