@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-kernels_rust = pytest.importorskip("kernels._rust")
-data = pytest.importorskip("kernelhub.data")
+from kernelhub import data
 
-from conftest import CORPUS_DIR  # noqa: E402
+from conftest import CORPUS_DIR
+
+kernels_rust = pytest.importorskip("kernels._rust")
 
 
 def outcome(call, *args):
