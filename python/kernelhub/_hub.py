@@ -77,11 +77,20 @@ def _backend_token() -> str:
     return "cpu"
 
 
+def _telemetry_disabled() -> bool:
+    """The environment, or huggingface_hub's setting when it is loaded (code may set
+    `huggingface_hub.constants.HF_HUB_DISABLE_TELEMETRY`, which kernels reads)."""
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None and getattr(constants, "HF_HUB_DISABLE_TELEMETRY", False):
+        return True
+    return _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK")
+
+
 def user_agent_text(user_agent: str | dict | None) -> str:
     """The part of the User-Agent kernels adds to huggingface_hub's: the caller's fields, then
     python, backend, platform, file_type, torch, tvm-ffi (when tvm_ffi is installed) and glibc;
     empty when telemetry is off."""
-    if _env_flag("HF_HUB_DISABLE_TELEMETRY", "DISABLE_TELEMETRY", "DO_NOT_TRACK"):
+    if _telemetry_disabled():
         return ""
     parts: list[str] = []
     if isinstance(user_agent, dict):
@@ -150,23 +159,47 @@ Spec = tuple[str, "int | None", "str | None"]
 Locator = Callable[[Spec], "tuple[Path, RepoInfo | None]"]
 
 
-def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator,
-               path: tuple[Spec, ...] = ()) -> ModuleType:
-    """Locates `spec`, loads its kernel-depends depth first (a node already on the path is a
-    cycle), then imports it with its direct dependencies visible to get_kernel_dep."""
-    variant_path, repo_info = locate(spec)
-    info = _kernelhub.resolve_kernel_module(variant_path)
-    # This node before its dependencies and before anything is imported, as kernels validates
-    # the whole tree (python-depends, kernels-minver) first.
-    validate_variant(Path(variant_path), info)
-    deps: dict[str, ModuleType] = {}
-    if info["metadata_json"] is not None:
-        for dependency in Metadata.from_json(info["metadata_json"]).kernel_depends:
-            child = dependency.spec()
-            if child in path or child == spec:
-                raise ValueError(f"Cyclic kernel dependency detected: {dependency.repo_id}")
-            deps[dependency.repo_id] = _load_tree(child, locate_dep, locate_dep, path + (spec,))
-    return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+def walk_kernel_tree(spec: Spec, locate: Callable, locate_dep: Callable,
+                     depends_of: Callable, make: Callable, path: tuple[Spec, ...] = ()):
+    """The kernel-depends tree of `spec`, depth first: `locate(spec)` finds the node, each of
+    `depends_of(location)` (specs) is walked with `locate_dep` (a spec already on the path is a
+    cycle), then `make(location, {repo_id: child})` builds the node."""
+    location = locate(spec)
+    deps = {}
+    for child in depends_of(location):
+        if child in path or child == spec:
+            raise ValueError(f"Cyclic kernel dependency detected: {child[0]}")
+        deps[child[0]] = walk_kernel_tree(child, locate_dep, locate_dep, depends_of, make,
+                                          path + (spec,))
+    return make(location, deps)
+
+
+def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator) -> ModuleType:
+    """Locates `spec`, loads its kernel-depends depth first, then imports it with its direct
+    dependencies visible to get_kernel_dep."""
+
+    def with_module(locator: Locator):
+        def locate_module(node: Spec):
+            variant_path, repo_info = locator(node)
+            info = _kernelhub.resolve_kernel_module(variant_path)
+            # This node before its dependencies and before anything is imported, as kernels
+            # validates the whole tree (python-depends, kernels-minver) first.
+            validate_variant(Path(variant_path), info)
+            return variant_path, repo_info, info
+        return locate_module
+
+    def depends_of(location) -> list[Spec]:
+        metadata_json = location[2]["metadata_json"]
+        if metadata_json is None:
+            return []
+        return [dependency.spec()
+                for dependency in Metadata.from_json(metadata_json).kernel_depends]
+
+    def make(location, deps: dict[str, ModuleType]) -> ModuleType:
+        variant_path, repo_info, info = location
+        return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+
+    return walk_kernel_tree(spec, with_module(locate), with_module(locate_dep), depends_of, make)
 
 
 def _local_override(repo_id: str) -> Path | None:

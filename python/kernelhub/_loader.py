@@ -245,3 +245,29 @@ def loaded_kernels() -> list[LoadedKernel]:
                 Metadata.from_json(metadata_json) if metadata_json else None, _modules[path],
                 RepoInfo(*repo_info) if repo_info else None, Path(path)))
         return out
+
+
+def forget_loaded_kernel(variant_path: Path) -> bool:
+    """Removes a variant from the registry, so the next load of that path imports it again
+    (after a local rebuild, say); its module object is left to whoever holds it. False when
+    the path was not loaded."""
+    with _lock:
+        found = _kernelhub.registry_find(variant_path)
+        if found is None:
+            return False
+        _kernelhub.registry_remove(found)
+        _modules.pop(str(found), None)
+        return True
+
+
+def restore_loaded_kernel(variant_path: Path, record: LoadedKernel) -> None:
+    """Puts back the record of `variant_path` that `loaded_kernels()` gave before it was
+    forgotten (its module, not a new import)."""
+    with _lock:
+        if _kernelhub.registry_find(variant_path) is not None:
+            return
+        repo_info = record.repo_info
+        path = _kernelhub.registry_add(variant_path,
+                                       repo_info.repo_id if repo_info else None,
+                                       repo_info.revision if repo_info else None)
+        _modules[str(path)] = record.module

@@ -125,3 +125,31 @@ def find_locked(repo_id: str, lockfile: Path | str | None) -> tuple[KernelLocks,
     if dependency is None:
         raise _not_locked(repo_id)
     return locks, dependency
+
+
+def write_egg_lockfile(cmd, basename: str, filename: str) -> None:
+    """setuptools' `egg_info.writers` hook for `kernels.lock`: a project whose pyproject.toml
+    declares `[tool.kernels.dependencies]` gets its kernels.lock copied into its distribution's
+    metadata (where `caller_lock_text` finds it). Without a kernels.lock it warns and removes a
+    stale copy, so an editable install does not keep an old lock."""
+    import logging
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    pyproject = Path.cwd() / "pyproject.toml"
+    if not pyproject.exists():
+        return
+    with pyproject.open("rb") as handle:
+        declared = tomllib.load(handle).get("tool", {}).get("kernels", {}).get("dependencies")
+    if declared is None:
+        return
+    lock = Path.cwd() / "kernels.lock"
+    if lock.exists():
+        text = lock.read_text()
+    else:
+        logging.getLogger("kernelhub.locking").warning(f"Lock file {lock} does not exist")
+        text = None
+    cmd.write_or_delete_file(basename, filename, text)

@@ -69,5 +69,7 @@ inline py::list trace_list(const variants::Resolution& resolution) {
 void bind_hub(py::module_& m);
 void bind_lock(py::module_& m);
 void bind_verify(py::module_& m);
+void bind_data(py::module_& m);
+void bind_variants(py::module_& m);
 
 }  // namespace kernelhub::python

@@ -57,6 +57,8 @@ PYBIND11_MODULE(_kernelhub, m) {
   kernelhub::python::bind_hub(m);
   kernelhub::python::bind_lock(m);
   kernelhub::python::bind_verify(m);
+  kernelhub::python::bind_data(m);
+  kernelhub::python::bind_variants(m);
 
   m.def("parse_local_kernels", [](const std::string& text) {
     std::vector<std::pair<std::string, fs::path>> out;
@@ -168,6 +170,10 @@ PYBIND11_MODULE(_kernelhub, m) {
       kernel.repo_info = loader::RepoInfo{*repo_id, revision.value_or("")};
     }
     return registry().add(std::move(kernel)).module.variant_path;
+  });
+
+  m.def("registry_remove", [](const fs::path& variant_path) {
+    return registry().remove(variant_path);
   });
 
   m.def("registry_list", []() {

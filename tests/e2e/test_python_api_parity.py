@@ -145,6 +145,19 @@ def test_user_agent_drops_the_callers_fields_without_telemetry(recording_hub, tm
     assert agents and all("app/demo" not in agent for agent in agents), agents
 
 
+def test_user_agent_drops_the_callers_fields_when_huggingface_hub_disables_telemetry(
+        recording_hub, tmp_path):
+    # Code may turn telemetry off through huggingface_hub's setting rather than the
+    # environment; kernels reads that setting, and so must we.
+    url, agents = recording_hub
+    script = ("import huggingface_hub.constants\n"
+              "huggingface_hub.constants.HF_HUB_DISABLE_TELEMETRY = True\n"
+              + textwrap.dedent(MISSING_REPO.format(package="kernelhub")))
+    result = run_python(script, {"HF_ENDPOINT": url, "HF_HUB_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stderr
+    assert agents and all("app/demo" not in agent for agent in agents), agents
+
+
 METADATA_SCRIPT = """
     import json, sys
     from pathlib import Path

@@ -18,8 +18,10 @@ from pathlib import Path
 from types import MethodType, ModuleType
 from typing import TYPE_CHECKING, Callable, Protocol
 
+from .._hub import get_kernel
 from .device import Device
-from .globals import _DISABLE_KERNEL_MAPPING, current_mapping
+# _KERNEL_MAPPING is also read from here, where kernels keeps it (`kernels.layer.layer`).
+from .globals import _DISABLE_KERNEL_MAPPING, _KERNEL_MAPPING, current_mapping  # noqa: F401
 from .mode import Mode
 from .repos import RepositoryProtocol, _select_repository
 
@@ -91,8 +93,7 @@ class LayerRepository:
                                 user_agent=self._user_agent)
 
     def load(self) -> type["nn.Module"]:
-        from .._hub import get_kernel
-
+        # The module's `get_kernel`, looked up at the call, as kernels' tests patch it there.
         kernel = get_kernel(self._repo_id, revision=self._resolve_revision(),
                             trust_remote_code=self._trust_remote_code,
                             user_agent=self._user_agent)

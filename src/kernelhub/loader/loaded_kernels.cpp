@@ -37,4 +37,12 @@ std::vector<LoadedKernel> LoadedKernelRegistry::list() const {
   return m_kernels;
 }
 
+bool LoadedKernelRegistry::remove(const fs::path& variant_path) {
+  const fs::path key = normal_path(variant_path);
+  std::lock_guard lock(m_mutex);
+  const auto removed = std::erase_if(m_kernels,
+                                     [&](const auto& k) { return k.module.variant_path == key; });
+  return removed > 0;
+}
+
 }  // namespace kernelhub::loader

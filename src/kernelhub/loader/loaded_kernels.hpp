@@ -32,6 +32,9 @@ class LoadedKernelRegistry {
   // Records a load; a path loaded before keeps its first record, which is returned.
   LoadedKernel add(LoadedKernel kernel);
   std::vector<LoadedKernel> list() const;
+  // Forgets the record of `variant_path` (a later load of that path imports it again);
+  // false when it was not loaded.
+  bool remove(const std::filesystem::path& variant_path);
 
  private:
   mutable std::mutex m_mutex;

@@ -29,4 +29,23 @@ TEST(LoadedKernels, OneRecordPerPathFirstWins) {
   EXPECT_FALSE(registry.find("c"));
 }
 
+TEST(LoadedKernels, RemoveForgetsOnePathAndKeepsTheOrder) {
+  fs::create_directories("a");
+  fs::create_directories("b");
+  fs::create_directories("c");
+  LoadedKernelRegistry registry;
+  registry.add(kernel("a", "_k_1"));
+  registry.add(kernel("b", "_k_2"));
+  registry.add(kernel("c", "_k_3"));
+  EXPECT_TRUE(registry.remove("./b/"));
+  EXPECT_FALSE(registry.remove("b"));
+  EXPECT_FALSE(registry.find("b"));
+  const auto all = registry.list();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].module.module_name, "_k_1");
+  EXPECT_EQ(all[1].module.module_name, "_k_3");
+  // A path loaded again after it was forgotten gets its new record.
+  EXPECT_EQ(registry.add(kernel("b", "_k_2_again")).module.module_name, "_k_2_again");
+}
+
 }  // namespace
