@@ -156,7 +156,10 @@ def validate_variant(variant_path: Path, info: dict) -> None:
         return
     metadata = Metadata.from_json(info["metadata_json"])
     validate_dependencies(info["python_name"], metadata.python_depends)
-    _kernelhub.check_kernels_minver(variant_path)
+    # compat_version as the package has it now (kernels reads its __version__ at each check)
+    package = sys.modules.get(__package__)
+    _kernelhub.check_kernels_minver(
+        variant_path, getattr(package, "compat_version", _kernelhub.compat_version))
     if info["dirty_build"] is not None:
         _validate_logger.warning(info["dirty_build"])
 

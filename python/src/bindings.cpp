@@ -121,14 +121,14 @@ PYBIND11_MODULE(_kernelhub, m) {
 
   m.def(
       "check_kernels_minver",
-      [](const fs::path& variant_path) {
+      [](const fs::path& variant_path, const std::string& installed) {
         const auto module =
             value_or_raise(loader::resolve_kernel_module(variant_path), PyExc_FileNotFoundError);
-        if (auto checked = loader::check_kernels_minver(module); !checked) {
+        if (auto checked = loader::check_kernels_minver(module, installed); !checked) {
           python::raise(PyExc_RuntimeError, checked.error().message);
         }
       },
-      py::arg("variant_path"),
+      py::arg("variant_path"), py::arg("installed") = std::string(loader::k_compat_version),
       "RuntimeError when the variant's kernels-minver is newer than compat_version.");
   m.attr("compat_version") = std::string(loader::k_compat_version);
 

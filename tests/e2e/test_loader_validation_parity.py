@@ -154,11 +154,12 @@ def test_kernels_minver_is_enforced_before_the_import(hub, tmp_path, how):
     assert theirs["result"][1].startswith(MINVER_PREFIX), theirs
     assert refused["result"][0] == "RuntimeError" and refused["ran"] == [], refused
     assert refused["result"][1].startswith(MINVER_PREFIX), refused
-    # Ours names what is installed in its own terms: kernelhub and the kernels API it matches.
+    # Ours names what is installed as kernels does (the kernels API version), then kernelhub's
+    # own version and what to upgrade.
     import kernelhub
     assert refused["result"][1] == (
-        f"{MINVER_PREFIX}kernelhub {kernelhub.__version__} implements kernels "
-        f"{kernelhub.compat_version}. Upgrade kernelhub to a release that implements "
+        f"{MINVER_PREFIX}version {kernelhub.compat_version} is installed (the kernels API of "
+        f"kernelhub {kernelhub.__version__}). Upgrade kernelhub to a release that implements "
         "kernels>=999.1.0."), refused
     # A requirement that is met loads in both.
     assert loaded["result"] == reference[f"{how}:minver-met"]["result"] == ["ok", 2]

@@ -12,6 +12,7 @@
 
 #include <kernelhub/cache/file_lock.hpp>
 #include <kernelhub/hub/content_hash.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::cache {
 
@@ -26,11 +27,7 @@ bool is_lower_hex(std::string_view text) {
 
 // Blob files get the mode the umask gives new files, not mkstemp's 0600 (Python does the same).
 mode_t blob_mode() {
-  static const mode_t mode = [] {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    return static_cast<mode_t>(0666 & ~mask);
-  }();
+  static const mode_t mode = static_cast<mode_t>(0666 & ~util::current_umask());
   return mode;
 }
 

@@ -171,21 +171,24 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
   return module;
 }
 
-util::Expected<void> check_kernels_minver(const KernelModule& module) {
+util::Expected<void> check_kernels_minver(const KernelModule& module,
+                                          std::string_view installed) {
   if (!module.metadata || !module.metadata->kernels_minver) {
     return {};
   }
   const auto& required = *module.metadata->kernels_minver;
-  const auto compat = types::Version::parse(k_compat_version);
+  const auto compat = types::Version::parse(std::string(installed));
   if (!compat || !(*compat < required)) {
     return {};
   }
+  // kernels' words up to "is installed" (the version is the kernels API kernelhub provides),
+  // then what to upgrade: kernelhub, not a kernels package that may not be there at all.
   const auto needed = metadata::kernels_minver_text(required);
   return util::fail(fmt::format(
-      "Kernel '{}' variant '{}' requires kernels>={}, but kernelhub {} implements kernels {}. "
-      "Upgrade kernelhub to a release that implements kernels>={}.",
-      module.metadata->name.str(), module.variant_path.filename().string(), needed,
-      KERNELHUB_VERSION, k_compat_version, needed));
+      "Kernel '{}' variant '{}' requires kernels>={}, but version {} is installed (the kernels "
+      "API of kernelhub {}). Upgrade kernelhub to a release that implements kernels>={}.",
+      module.metadata->name.str(), module.variant_path.filename().string(), needed, installed,
+      KERNELHUB_VERSION, needed));
 }
 
 }  // namespace kernelhub::loader

@@ -36,8 +36,11 @@ inline constexpr std::string_view k_compat_version = "0.17.2";
 // The reference's minimum-version check: a kernel whose metadata.json has a `kernels-minver`
 // newer than k_compat_version is refused, with an error naming the kernel, its variant folder
 // and both versions (kernelhub's own version too). Run before anything of the variant is
-// imported or dlopen'ed; an older build without metadata passes.
-util::Expected<void> check_kernels_minver(const KernelModule& module);
+// imported or dlopen'ed; an older build without metadata passes. `installed` is the kernels
+// version to compare with (Python passes `kernelhub.compat_version` as it reads at call time,
+// as kernels reads its `__version__`); one that does not parse passes the check, as in kernels.
+util::Expected<void> check_kernels_minver(const KernelModule& module,
+                                          std::string_view installed = k_compat_version);
 
 // kernels' warning for a build from a dirty git tree (naming the kernel source, kernel-builder
 // or both), word for word; nullopt for a clean build or one without provenance.

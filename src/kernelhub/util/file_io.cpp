@@ -2,6 +2,7 @@
 #include <kernelhub/util/file_io.hpp>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -94,9 +95,7 @@ Expected<void> write_file_atomic(const fs::path& path, std::string_view content)
     written += static_cast<std::size_t>(n);
   }
   // mkstemp creates 0600; published files should have the usual umask-derived mode.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0 || ::fsync(fd) != 0) {
+  if (::fchmod(fd, 0666 & ~current_umask()) != 0 || ::fsync(fd) != 0) {
     return cleanup(errno);
   }
   if (::close(fd) != 0) {
@@ -110,6 +109,24 @@ Expected<void> write_file_atomic(const fs::path& path, std::string_view content)
     return fail(fmt::format("cannot write \"{}\": {}", path.string(), std::strerror(saved)));
   }
   return {};
+}
+
+mode_t current_umask() {
+  if (std::FILE* status = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    unsigned value = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, status) != nullptr) {
+      found = std::sscanf(line, "Umask: %o", &value) == 1;
+    }
+    std::fclose(status);
+    if (found) {
+      return static_cast<mode_t>(value);
+    }
+  }
+  const mode_t mask = ::umask(0077);
+  ::umask(mask);
+  return mask;
 }
 
 }  // namespace kernelhub::util

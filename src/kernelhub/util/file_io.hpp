@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include <sys/types.h>
+
 #include <kernelhub/util/expected.hpp>
 
 namespace kernelhub::util {
@@ -21,5 +23,10 @@ std::string describe_file_type(unsigned mode);
 // Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`,
 // so readers and crashes never see a partial file.
 Expected<void> write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+// The process's umask, read without changing it: from /proc/self/status where Linux has it
+// (4.7 and later). umask(2) can only be read by setting it, and for that instant a file another
+// thread creates would get the mode the temporary value allows; that dance is the fallback.
+mode_t current_umask();
 
 }  // namespace kernelhub::util

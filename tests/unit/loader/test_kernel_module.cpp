@@ -109,9 +109,24 @@ TEST(KernelModule, KernelsMinverNewerThanTheCompatVersionIsRefused) {
   const auto checked = check_kernels_minver(*module);
   ASSERT_FALSE(checked);
   EXPECT_TRUE(checked.error().message.starts_with(
-      "Kernel 'relu' variant 'torch-cpu' requires kernels>=999.1.0, but kernelhub "))
+      "Kernel 'relu' variant 'torch-cpu' requires kernels>=999.1.0, but version 0.17.2 is "
+      "installed (the kernels API of kernelhub "))
       << checked.error().message;
-  EXPECT_NE(checked.error().message.find("implements kernels 0.17.2"), std::string::npos);
+}
+
+// kernels compares with its __version__ as it reads at the check, and passes a version it
+// cannot parse ("0.17.0-dirty"); Python hands over kernelhub.compat_version the same way.
+TEST(KernelModule, KernelsMinverAgainstTheInstalledVersionGiven) {
+  write("relu/build/torch-cpu/metadata.json", minver_metadata("0.18.0"));
+  write("relu/build/torch-cpu/__init__.py", "");
+  const auto module = resolve_kernel_module("relu/build/torch-cpu");
+  ASSERT_TRUE(module) << module.error().message;
+  EXPECT_FALSE(check_kernels_minver(*module));
+  EXPECT_TRUE(check_kernels_minver(*module, "0.18.1"));
+  EXPECT_TRUE(check_kernels_minver(*module, "0.17.0-dirty"));
+  const auto refused = check_kernels_minver(*module, "0.17.9");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("but version 0.17.9 is installed"), std::string::npos);
 }
 
 TEST(KernelModule, KernelsMinverUpToTheCompatVersionPasses) {
