@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the end-to-end tests: the installed binaries and the repo's paths."""
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +16,7 @@ CORPUS_DIR = REPO_ROOT / "tests" / "data" / "build-toml"
 if not any(CORPUS_DIR.glob("*.toml")):
     raise RuntimeError(f"the build.toml corpus is missing: no *.toml in {CORPUS_DIR}")
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
+EXAMPLES = REPO_ROOT / "examples"
 
 
 def _binary(name: str) -> Path:
@@ -122,3 +125,48 @@ def hub_server(kernelhub_bin, tmp_path):
     server = start_hub_server(kernelhub_bin, tmp_path)
     yield server
     stop_hub_server(server)
+
+
+def example_unique_id(name: str) -> str:
+    """The fixed unique id the e2e tests build examples/<name> with (so its kernel id is
+    `_<python name>_<backend>_<this>`): one id per example, so a second build of the same
+    sources in another folder under CCACHE_BASEDIR is a ccache hit."""
+    return "e2e" + hashlib.sha256(name.encode()).hexdigest()[:10]
+
+
+class BuiltExample:
+    """One example built by `built_example`: its folder and the build's CompletedProcess."""
+
+    def __init__(self, kernel: Path, result: subprocess.CompletedProcess):
+        self.kernel = kernel
+        self.result = result
+
+    @property
+    def summary(self) -> dict:
+        """The build's --json report; fails the test where the build failed."""
+        assert self.result.returncode == 0, self.result.stderr
+        return json.loads(self.result.stdout)
+
+
+@pytest.fixture(scope="session")
+def built_example(kernel_builder, tmp_path_factory):
+    """`built_example(name)`: a copy of examples/<name> built once per session, shared by every
+    test that only needs that example built. Every backend this machine can build, the checks
+    on, `--json -v`, the unique id example_unique_id(name) and ccache paths relative to the
+    copy. The tree is shared: read it, run it, never change it (copy it first; a copy keeps
+    the build's records, which are hashes, so `clean` and `upload` treat it as built).
+    A failed build is kept too: `.result` says so and `.summary` fails the test."""
+    built = {}
+
+    def build(name: str) -> BuiltExample:
+        if name not in built:
+            kernel = tmp_path_factory.mktemp("built-example") / name
+            shutil.copytree(EXAMPLES / name, kernel,
+                            ignore=shutil.ignore_patterns("build", "__pycache__"))
+            result = run([kernel_builder, "build", kernel, "--python", VENV_BIN / "python",
+                          "--json", "-v", "--unique-id", example_unique_id(name)],
+                         env={"CCACHE_BASEDIR": str(kernel)})
+            built[name] = BuiltExample(kernel, result)
+        return built[name]
+
+    return build

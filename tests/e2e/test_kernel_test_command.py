@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """`kernel-builder test` and `fill-card` on kernels we build, and the incremental rebuild.
 
-Each compiled build costs about a minute here, so the `init` kernel is built once per module
-and reused: its generated test passes, an added failing `kernels_ci` test fails the command,
-a test folder without `kernels_ci` tests passes (pytest's "no tests collected"), and a second
-`build` of the unchanged kernel reconfigures and recompiles nothing. Every example under
-examples/ with a tests/ folder is built (in a copy) and tested the same way.
+Each compiled build costs about a minute here, so the `init` kernel is committed and built
+once per module and reused: its generated test passes, an added failing `kernels_ci` test
+fails the command, a test folder without `kernels_ci` tests passes (pytest's "no tests
+collected"), and a second `build` of the unchanged kernel reconfigures and recompiles nothing.
+Every example under examples/ with a tests/ folder is built and tested the same way; those
+builds are conftest's `built_example`, made once per session and shared with the files that
+test them further (test_build_cuda.py, test_build_isolation.py, ...).
 
 fill-card is compared with the reference's behaviour: the context from our `--json` is
 rendered by Jinja2 (the reference renders with minijinja, trim_blocks, as Jinja2 does with the
@@ -54,6 +56,10 @@ def init_kernel(kernel_builder, tmp_path_factory):
     run([kernel_builder, "init", "--name", "me/act-cpu", "--backends", "cpu"], cwd=root,
         check=True)
     kernel_dir = root / "act-cpu"
+    # Committed (init staged every file), so every build of it has the same id, HEAD's tree:
+    # test_unchanged_rebuild_recompiles_nothing builds it again and finds nothing to do.
+    run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"],
+        cwd=kernel_dir, check=True)
     build(kernel_builder, kernel_dir)
     return kernel_dir
 
@@ -116,10 +122,10 @@ def test_pytest_arguments_pass_through(kernel_builder, init_kernel):
 
 def test_unchanged_rebuild_recompiles_nothing(kernel_builder, init_kernel):
     # An uncommitted kernel gets a random id per build (so a new project); a committed one
-    # keeps its id, and a second build of it must find nothing to do.
-    run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init"],
-        cwd=init_kernel, check=True)
-    run([kernel_builder, "build", init_kernel, "--python", PYTHON], check=True)
+    # (init_kernel is) keeps its id, and a second build of it must find nothing to do.
+    tree = run(["git", "rev-parse", "HEAD^{tree}"], cwd=init_kernel, check=True).stdout.strip()
+    unchanged = build(kernel_builder, init_kernel)
+    assert unchanged["unique_id"] == tree[:7]  # clean: the tests before left nothing behind
     work = init_kernel / "build" / ".kernelhub" / cpu_variant()
     module = next((work / "cmake").glob("*.abi3.so"))
     before = {p: p.stat().st_mtime_ns for p in
@@ -218,11 +224,10 @@ def examples_with_tests():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("example", examples_with_tests())
-def test_example_builds_and_its_tests_pass(kernel_builder, tmp_path, example):
-    kernel = tmp_path / example
-    shutil.copytree(EXAMPLES / example, kernel, ignore=shutil.ignore_patterns("build"))
-    build(kernel_builder, kernel)
-    result = kernel_test(kernel_builder, kernel)
+def test_example_builds_and_its_tests_pass(kernel_builder, built_example, example):
+    built = built_example(example)
+    assert built.result.returncode == 0, built.result.stderr
+    result = kernel_test(kernel_builder, built.kernel)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
     assert summary["pytest_status"] == 0, "the example's tests must collect and pass"
@@ -242,7 +247,8 @@ def test_it_says_which_variant_it_tests_and_why(kernel_builder, tmp_path):
     (kernel / "tests" / "test_probe.py").write_text(
         "import pytest\nimport probe\n\n\n@pytest.mark.kernels_ci\ndef test_value():\n"
         "    assert probe.VALUE == 1\n")
-    build(kernel_builder, kernel)
+    # The checks would import torch twice to load both variants: not what this test is about.
+    run([kernel_builder, "build", kernel, "--python", PYTHON, "--skip-checks"], check=True)
     result = kernel_test(kernel_builder, kernel)
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
