@@ -35,7 +35,8 @@ class ReferenceNewGELU(nn.Module):
 
 class ReferenceFastGELU(nn.Module):
     def forward(self, input):
-        return 0.5 * input * (1.0 + torch.tanh(input * 0.7978845608 * (1.0 + 0.044715 * input * input)))
+        inner = input * 0.7978845608 * (1.0 + 0.044715 * input * input)
+        return 0.5 * input * (1.0 + torch.tanh(inner))
 
 
 class ReferenceQuickGELU(nn.Module):

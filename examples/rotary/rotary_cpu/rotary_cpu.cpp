@@ -43,7 +43,7 @@ void check_arguments(const at::Tensor& out, const at::Tensor& x, const at::Tenso
 }  // namespace
 
 void apply_rotary_cpu(at::Tensor& out, const at::Tensor& x, const at::Tensor& cos,
-                      const at::Tensor& sin, bool reverse) {
+                      const at::Tensor& sin, bool interleaved, bool reverse) {
   check_arguments(out, x, cos, sin);
   if (x.numel() == 0) {
     return;
@@ -59,8 +59,8 @@ void apply_rotary_cpu(at::Tensor& out, const at::Tensor& x, const at::Tensor& co
   const std::vector<int64_t> sin_strides(sin.strides().begin(), sin.strides().end() - 1);
   const int64_t cos_step = cos.stride(-1);
   const int64_t sin_step = sin.stride(-1);
-  // With a half-width cos/sin, element i and i + D/2 read the same angle.
-  const int64_t period = cos.size(-1);
+  // With a half-width cos/sin, both elements of a pair read the pair's angle.
+  const bool half_width = cos.size(-1) != dim;
   AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "apply_rotary", [&] {
     using acc_t = at::opmath_type<scalar_t>;
     const auto* in = x.const_data_ptr<scalar_t>();
@@ -82,10 +82,18 @@ void apply_rotary_cpu(at::Tensor& out, const at::Tensor& x, const at::Tensor& co
         const scalar_t* xr = in + row * dim;
         scalar_t* yr = result + row * dim;
         for (int64_t i = 0; i < dim; ++i) {
-          // rotate(x)[i] = -x[i + D/2] for the first half, x[i - D/2] for the second.
-          const acc_t rotated = i < half ? -static_cast<acc_t>(xr[i + half])
-                                         : static_cast<acc_t>(xr[i - half]);
-          const int64_t j = i % period;
+          // rotate(x)[i] is minus the pair's second element at its first, the pair's first
+          // element at its second.
+          acc_t rotated;
+          int64_t j;
+          if (interleaved) {
+            rotated = i % 2 == 0 ? -static_cast<acc_t>(xr[i + 1]) : static_cast<acc_t>(xr[i - 1]);
+            j = half_width ? i / 2 : i;
+          } else {
+            rotated = i < half ? -static_cast<acc_t>(xr[i + half])
+                               : static_cast<acc_t>(xr[i - half]);
+            j = half_width ? i % half : i;
+          }
           const auto cv = static_cast<acc_t>(c[cos_offset + j * cos_step]);
           const auto sv = static_cast<acc_t>(s[sin_offset + j * sin_step]);
           yr[i] = static_cast<scalar_t>(static_cast<acc_t>(xr[i]) * cv + sign * rotated * sv);

@@ -42,6 +42,18 @@ def reference_half_width(q, k, cos, sin, unsqueeze_dim=1):
     return apply(q), apply(k)
 
 
+def reference_interleaved(q, k, cos, sin, unsqueeze_dim=1):
+    """openai_privacy_filter's form: neighbouring pairs, cos and sin of half the head dimension."""
+    def apply(x):
+        first, second = x[..., ::2], x[..., 1::2]
+        return torch.stack((first * cos - second * sin, second * cos + first * sin),
+                           dim=-1).flatten(-2)
+
+    cos = cos.unsqueeze(unsqueeze_dim)
+    sin = sin.unsqueeze(unsqueeze_dim)
+    return apply(q), apply(k)
+
+
 class ReferenceFunc(nn.Module):
     """What transformers makes of the decorated function: a module whose forward is it."""
 
@@ -85,7 +97,7 @@ def test_unsqueeze_dim_two_and_noncontiguous_inputs():
 
 
 @pytest.mark.kernels_ci
-def test_half_width_angles_and_reversed_rotation():
+def test_half_width_interleaved_and_reversed_layouts():
     torch.manual_seed(2)
     q, k = torch.randn(2, 4, 6, 16), torch.randn(2, 2, 6, 16)
     cos, sin = angles(2, 6, 16)
@@ -95,6 +107,15 @@ def test_half_width_angles_and_reversed_rotation():
     torch.testing.assert_close(
         layers.RotaryPosEmbReversed.forward(None, q, k, cos, sin),
         reference_apply_rotary_pos_emb(q, k, cos, sin, rotate=rotate_half_reversed))
+    torch.testing.assert_close(
+        layers.RotaryPosEmbInterleaved.forward(None, q, k, half_cos, half_sin),
+        reference_interleaved(q, k, half_cos, half_sin))
+    # Interleaved with full-width angles: each element reads its own (repeat_interleave'd) one.
+    full_cos, full_sin = (t.repeat_interleave(2, dim=-1) for t in (half_cos, half_sin))
+    torch.testing.assert_close(
+        (apply_rotary(q, full_cos, full_sin, interleaved=True),
+         apply_rotary(k, full_cos, full_sin, interleaved=True)),
+        reference_interleaved(q, k, half_cos, half_sin))
 
 
 @pytest.mark.kernels_ci
@@ -120,13 +141,14 @@ def test_checks_arguments():
     x = torch.randn(2, 3, 8)
     with pytest.raises(RuntimeError, match="last dimension must be even"):
         op(torch.empty(2, 3, 7), torch.randn(2, 3, 7), torch.randn(2, 3, 7), torch.randn(2, 3, 7),
-           False)
+           False, False)
     with pytest.raises(RuntimeError, match="x's \\(8\\) or half of it"):
-        op(torch.empty_like(x), x, torch.randn(2, 3, 3), torch.randn(2, 3, 3), False)
+        op(torch.empty_like(x), x, torch.randn(2, 3, 3), torch.randn(2, 3, 3), False, False)
     with pytest.raises(RuntimeError, match="x's sizes but the last"):
-        op(torch.empty_like(x), x, torch.randn(2, 1, 8), torch.randn(2, 1, 8), False)
+        op(torch.empty_like(x), x, torch.randn(2, 1, 8), torch.randn(2, 1, 8), False, False)
     with pytest.raises(RuntimeError, match="one dtype"):
-        op(torch.empty_like(x), x, torch.randn(2, 3, 8).double(), torch.randn(2, 3, 8), False)
+        op(torch.empty_like(x), x, torch.randn(2, 3, 8).double(), torch.randn(2, 3, 8), False,
+           False)
     with pytest.raises(RuntimeError):  # not broadcastable: expand refuses it
         apply_rotary(x, torch.randn(5, 8), torch.randn(5, 8))
     assert apply_rotary(torch.empty(0, 3, 8), torch.empty(0, 8), torch.empty(0, 8),
@@ -134,7 +156,8 @@ def test_checks_arguments():
 
 
 @pytest.mark.kernels_ci
-@pytest.mark.parametrize("layer", [layers.RotaryPosEmb, layers.RotaryPosEmbReversed])
+@pytest.mark.parametrize("layer", [layers.RotaryPosEmb, layers.RotaryPosEmbInterleaved,
+                                   layers.RotaryPosEmbReversed])
 def test_layers_follow_the_kernel_layer_rules(layer):
     module_members = {name for name, _ in inspect.getmembers(nn.Module)}
     assert issubclass(layer, nn.Module)

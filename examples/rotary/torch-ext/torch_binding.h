@@ -3,10 +3,12 @@
 
 #include <ATen/core/Tensor.h>
 
-// Rotary position embedding of `x` (contiguous, last dimension D even, split in halves x1, x2):
-//   out = x * cos + rotate(x) * sin, rotate(x) = (-x2, x1), or (x2, -x1) when `reverse`.
-// `cos` and `sin` have x's sizes except the last dimension, any strides (a broadcast view has
-// stride 0), and a last dimension of D or D/2; with D/2 both halves of x use the same values.
+// Rotary position embedding of `x` (contiguous, last dimension D even):
+//   out = x * cos + rotate(x) * sin
+// where x's dimensions pair up as halves, (x[i], x[i + D/2]), or when `interleaved` as
+// neighbours, (x[2i], x[2i + 1]), and rotate(x) maps each pair (a, b) to (-b, a), or to (b, -a)
+// when `reverse`. `cos` and `sin` have x's sizes except the last dimension, any strides (a
+// broadcast view has stride 0), and a last dimension of D, or of D/2 with one value per pair.
 // Computed at x's op-math precision, rounded once.
 void apply_rotary_cpu(at::Tensor& out, const at::Tensor& x, const at::Tensor& cos,
-                      const at::Tensor& sin, bool reverse);
+                      const at::Tensor& sin, bool interleaved, bool reverse);

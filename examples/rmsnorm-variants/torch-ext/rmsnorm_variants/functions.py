@@ -36,7 +36,8 @@ def rms_norm_zero_centered(input: torch.Tensor, weight: torch.Tensor, eps: float
 @torch.library.register_fake(add_op_namespace_prefix("rms_norm_gated"))
 def _rms_norm_gated_fake(out: torch.Tensor, input: torch.Tensor, gate: torch.Tensor,
                          weight: torch.Tensor, eps: float, activation: str) -> None:
-    torch._check(gate.shape == input.shape, lambda: "rms_norm_gated: gate must have the input's shape")
+    torch._check(gate.shape == input.shape,
+                 lambda: "rms_norm_gated: gate must have the input's shape")
 
 
 @torch.library.register_fake(add_op_namespace_prefix("rms_norm_zero_centered"))

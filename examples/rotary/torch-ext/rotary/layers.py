@@ -25,6 +25,19 @@ class RotaryPosEmb(nn.Module):
                 apply_rotary(k, cos, sin, unsqueeze_dim))
 
 
+class RotaryPosEmbInterleaved(nn.Module):
+    """For `apply_rotary_pos_emb` that rotates neighbouring pairs (x[2i], x[2i + 1]) with cos and
+    sin of half the head dimension, one angle per pair (transformers' openai_privacy_filter)."""
+
+    can_torch_compile = True
+    has_backward = False
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor,
+                unsqueeze_dim: int = 1) -> tuple[torch.Tensor, torch.Tensor]:
+        return (apply_rotary(q, cos, sin, unsqueeze_dim, interleaved=True),
+                apply_rotary(k, cos, sin, unsqueeze_dim, interleaved=True))
+
+
 class RotaryPosEmbReversed(nn.Module):
     """For `apply_rotary_pos_emb` whose `rotate_half` is `cat(x2, -x1)`: the rotation by the
     opposite angle (transformers' nanochat)."""
