@@ -117,6 +117,13 @@ class VariantCheckQueueTest : public testing::Test {
            "variant-checks" / (tree + ".json");
   }
 
+  // org/k, the kernel repository every test commits to; the answer's status.
+  int create_kernel_repo() {
+    return send("POST", "/api/repos/create",
+                R"({"name": "k", "organization": "org", "type": "kernel"})")
+        .status;
+  }
+
   void restart() {
     m_router.reset();
     m_router = std::make_unique<HubRouter>(settings(), VariantCheckQueue::Run::by_caller);
@@ -127,10 +134,7 @@ class VariantCheckQueueTest : public testing::Test {
 };
 
 TEST_F(VariantCheckQueueTest, UploadedVariantsAreCheckedAfterTheCommitAndTheRecordIsShown) {
-  ASSERT_EQ(send("POST", "/api/repos/create",
-                 R"({"name": "k", "organization": "org", "type": "kernel"})")
-                .status,
-            200);
+  ASSERT_EQ(create_kernel_repo(), 200);
   const std::string first = commit("main", signed_variant(k_init));
   // Answered before the check: queued, nothing recorded, and the page says so.
   EXPECT_TRUE(m_router->variant_checks().pending({RepoType::kernel, "org", "k"}, first));
@@ -202,10 +206,7 @@ TEST_F(VariantCheckQueueTest, UploadedVariantsAreCheckedAfterTheCommitAndTheReco
 }
 
 TEST_F(VariantCheckQueueTest, TreesCommittedBeforeRecordsAreCheckedWhenFirstShown) {
-  ASSERT_EQ(send("POST", "/api/repos/create",
-                 R"({"name": "k", "organization": "org", "type": "kernel"})")
-                .status,
-            200);
+  ASSERT_EQ(create_kernel_repo(), 200);
   const std::string sha = commit("main", signed_variant(k_init));
   // The server stopped before its queue ran (or the commit predates the queue): no record.
   restart();
@@ -224,10 +225,7 @@ TEST_F(VariantCheckQueueTest, TreesCommittedBeforeRecordsAreCheckedWhenFirstShow
 }
 
 TEST_F(VariantCheckQueueTest, KeysChangedSinceTheRecordGetTheSignatureCheckedAgain) {
-  ASSERT_EQ(send("POST", "/api/repos/create",
-                 R"({"name": "k", "organization": "org", "type": "kernel"})")
-                .status,
-            200);
+  ASSERT_EQ(create_kernel_repo(), 200);
   commit("main", signed_variant(k_init));
   ASSERT_TRUE(m_router->variant_checks().run_next());
   // The hub stops trusting the key: the recorded "valid" no longer holds.
@@ -246,10 +244,7 @@ TEST_F(VariantCheckQueueTest, KeysChangedSinceTheRecordGetTheSignatureCheckedAga
 }
 
 TEST_F(VariantCheckQueueTest, PullRequestCommitsAndMergesAreQueuedToo) {
-  ASSERT_EQ(send("POST", "/api/repos/create",
-                 R"({"name": "k", "organization": "org", "type": "kernel"})")
-                .status,
-            200);
+  ASSERT_EQ(create_kernel_repo(), 200);
   const std::string opened = commit("main", signed_variant(k_init), "?create_pr=1");
   const RepoId id{RepoType::kernel, "org", "k"};
   EXPECT_TRUE(m_router->variant_checks().pending(id, opened));
@@ -273,10 +268,7 @@ TEST_F(VariantCheckQueueTest, PullRequestCommitsAndMergesAreQueuedToo) {
 }
 
 TEST_F(VariantCheckQueueTest, AStoppedCheckRecordsNothing) {
-  ASSERT_EQ(send("POST", "/api/repos/create",
-                 R"({"name": "k", "organization": "org", "type": "kernel"})")
-                .status,
-            200);
+  ASSERT_EQ(create_kernel_repo(), 200);
   const std::string sha = commit("main", signed_variant(k_init));
   const auto repo = m_router->store().open({RepoType::kernel, "org", "k"});
   ASSERT_TRUE(repo);
