@@ -3,6 +3,7 @@
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -150,23 +151,35 @@ class BuiltExample:
 
 @pytest.fixture(scope="session")
 def built_example(kernel_builder, tmp_path_factory):
-    """`built_example(name)`: a copy of examples/<name> built once per session, shared by every
-    test that only needs that example built. Every backend this machine can build, the checks
-    on, `--json -v`, the unique id example_unique_id(name) and ccache paths relative to the
-    copy. The tree is shared: read it, run it, never change it (copy it first; a copy keeps
-    the build's records, which are hashes, so `clean` and `upload` treat it as built).
+    """`built_example(name, backends=None)`: a copy of examples/<name> (in a folder named
+    <name>) built once per session, shared by every test that only needs that example built.
+    Every backend of its build.toml this machine can build, or only `backends` (build.toml's
+    list replaced), the checks on, `--json -v`, the unique id example_unique_id(name) and
+    ccache paths relative to the copy (so the variants two such builds share are compiled
+    once). The tree is shared: read it, run it, never change it (copy it first; a copy keeps
+    the build's records, which are hashes, so `clean` and `upload` treat it as built). A
+    loader that writes bytecode (the reference's) may leave __pycache__ in its variants, so a
+    test that asserts on their exact files copies them first.
     A failed build is kept too: `.result` says so and `.summary` fails the test."""
     built = {}
 
-    def build(name: str) -> BuiltExample:
-        if name not in built:
+    def build(name: str, backends=None) -> BuiltExample:
+        key = (name, tuple(backends) if backends is not None else None)
+        if key not in built:
             kernel = tmp_path_factory.mktemp("built-example") / name
             shutil.copytree(EXAMPLES / name, kernel,
                             ignore=shutil.ignore_patterns("build", "__pycache__"))
+            if backends is not None:
+                toml = kernel / "build.toml"
+                text = toml.read_text()
+                chosen = re.sub(r"backends = \[[^\]]*\]", f"backends = {json.dumps(backends)}",
+                                text, count=1)
+                assert chosen != text, f"no backends list in {toml}"
+                toml.write_text(chosen)
             result = run([kernel_builder, "build", kernel, "--python", VENV_BIN / "python",
                           "--json", "-v", "--unique-id", example_unique_id(name)],
                          env={"CCACHE_BASEDIR": str(kernel)})
-            built[name] = BuiltExample(kernel, result)
-        return built[name]
+            built[key] = BuiltExample(kernel, result)
+        return built[key]
 
     return build
