@@ -5,7 +5,8 @@ nvcc compiles relu_cuda/relu.cu for the example's cuda-capabilities ["8.0", "9.0
 variant is named after the CUDA of the active torch, its metadata.json lists the archs
 compiled, and `cuobjdump` on the built module must list exactly those: SASS for every arch,
 PTX for the +PTX ones. The variant only runs where torch sees a GPU; elsewhere that test is
-skipped. One build of about two minutes on a small machine, shared by the tests.
+skipped. One build of about two minutes on a small machine, shared by the tests: conftest's
+`built_example("relu")`, which test_kernel_test_command.py and test_clean.py use too.
 """
 import json
 import os
@@ -16,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
 
 PYTHON = VENV_BIN / "python"
+UNIQUE_ID = example_unique_id("relu")
 
 
 def find_nvcc():
@@ -73,24 +75,20 @@ def sm_code(arch):
 
 
 @pytest.fixture(scope="module")
-def built(kernel_builder, tmp_path_factory):
-    kernel_dir = tmp_path_factory.mktemp("cuda") / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel_dir,
-                    ignore=shutil.ignore_patterns("build"))
-    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json",
-                  "--unique-id", "cudatest"], check=True)
-    summary = json.loads(result.stdout)
+def built(built_example):
+    relu = built_example("relu")
+    summary = relu.summary
     torch_flat = flat(venv_python("import torch; print(torch.__version__.split('+')[0])"))
     name = f"torch{torch_flat}-cxx11-cu{flat(TORCH_CUDA)}-x86_64-linux"
-    return kernel_dir, summary, kernel_dir / "build" / name, result.stderr
+    return relu.kernel, summary, relu.kernel / "build" / name, relu.result.stderr
 
 
 def test_cuda_variant_is_named_after_torchs_cuda(built):
     kernel_dir, summary, variant, _ = built
     cuda = [v for v in summary["variants"] if v["backend"] == "cuda"]
     assert [v["name"] for v in cuda] == [variant.name]
-    assert cuda[0]["id"] == "_relu_cuda_cudatest"
-    assert (variant / "_relu_cuda_cudatest.abi3.so").is_file()
+    assert cuda[0]["id"] == f"_relu_cuda_{UNIQUE_ID}"
+    assert (variant / f"_relu_cuda_{UNIQUE_ID}.abi3.so").is_file()
     assert "cuda" not in [s["backend"] for s in summary["skipped"]]
 
 
@@ -124,7 +122,7 @@ def test_cuobjdump_lists_exactly_the_metadata_archs(built):
     def listed(kind):
         out = subprocess.run([cuobjdump, f"--list-{kind}", str(module)], capture_output=True,
                              text=True, check=True).stdout
-        # "ELF file    1: _relu_cuda_cudatest.1.sm_80.cubin", "PTX file    1: ....sm_90.ptx"
+        # "ELF file    1: _relu_cuda_<id>.1.sm_80.cubin", "PTX file    1: ....sm_90.ptx"
         return sorted(set(re.findall(r"\.sm_(\d+[af]?)\.(?:cubin|ptx)", out)))
 
     assert listed("elf") == sorted({sm_code(a) for a in archs})
@@ -167,8 +165,10 @@ def test_a_terminal_shows_the_cuda_steps_as_cuda_progress(kernel_builder, tmp_pa
     kernel_dir = tmp_path / "relu"
     shutil.copytree(REPO_ROOT / "examples" / "relu", kernel_dir,
                     ignore=shutil.ignore_patterns("build"))
+    # The shared build's id and ccache paths relative to the copy: its compiles are ccache
+    # hits of built_example("relu")'s, and ninja still runs (and shows) every step.
     status, text = on_terminal([kernel_builder, "build", kernel_dir, "--python", PYTHON,
-                                "--unique-id", "cudatest"], {"CCACHE_BASEDIR": str(kernel_dir)})
+                                "--unique-id", UNIQUE_ID], {"CCACHE_BASEDIR": str(kernel_dir)})
     assert status == 0, text
     assert re.search(r"\r\x1b\[K\[cuda \d+/\d+\] relu_cuda/relu\.cu(\r|\x1b)", text), text
     assert re.search(r"\r\x1b\[K\[cpu \d+/\d+\] relu_cpu/relu_cpu\.cpp(\r|\x1b)", text), text
