@@ -73,17 +73,27 @@ def test_without_the_builders_records_nothing_is_removed(kernel_builder, tmp_pat
     assert "nothing to clean" in text
 
 
-def test_clean_removes_the_generated_cmake_project_of_an_arch_build(kernel_builder, tmp_path):
+def listing(folder):
+    return sorted(p.relative_to(folder) for p in folder.rglob("*"))
+
+
+def test_clean_removes_the_generated_cmake_project_of_an_arch_build(kernel_builder, built_example,
+                                                                   tmp_path):
+    # examples/relu as conftest's built_example built it (every backend, the checks on), copied:
+    # clean goes by the hashes the build recorded, which a copy keeps.
+    pristine = tmp_path / "pristine"
+    shutil.copytree(REPO_ROOT / "examples" / "relu", pristine,
+                    ignore=shutil.ignore_patterns("build", "__pycache__"))
+    sources = listing(pristine)
+    relu = built_example("relu")
+    assert relu.result.returncode == 0, relu.result.stderr
     kernel = tmp_path / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel,
-                    ignore=shutil.ignore_patterns("build"))
-    sources = sorted(p.relative_to(kernel) for p in kernel.rglob("*"))
-    build(kernel_builder, kernel)  # checks on: the load check imports the variant (__pycache__)
+    shutil.copytree(relu.kernel, kernel, symlinks=True)
     work = list((kernel / "build" / ".kernelhub").glob("*/cmake"))
     assert work, "the build keeps its CMake build tree under build/.kernelhub"
     clean(kernel_builder, kernel)
     assert not (kernel / "build").exists()
-    assert sorted(p.relative_to(kernel) for p in kernel.rglob("*")) == sources
+    assert listing(kernel) == sources  # and nothing was written beside the sources
 
 
 def test_clean_removes_a_project_create_project_wrote_into_build(kernel_builder, tmp_path):
