@@ -6,7 +6,7 @@ Its CUDA kernel includes torch/csrc/stable/tensor.h, whose shim lookup calls dls
 moved dlsym into libc at GLIBC_2.34, beyond manylinux_2_28. The glibc pins (-include
 compat/glibc_pins.h) used to reach only C++ compile lines, so nvcc's object kept the new
 version and check-abi failed the build. One build (cpu, and cuda where nvcc is found), cached
-by ccache across runs.
+by ccache across runs: conftest's `built_example`, shared with test_kernel_test_command.py.
 """
 import json
 import platform
@@ -34,12 +34,9 @@ def test_the_example_uses_the_reference_build_toml():
 
 
 @pytest.fixture(scope="module")
-def built(kernel_builder, tmp_path_factory):
-    kernel = tmp_path_factory.mktemp("reference-stable") / "relu-torch-stable-abi"
-    shutil.copytree(EXAMPLE, kernel, ignore=shutil.ignore_patterns("build", "__pycache__"))
-    result = run([kernel_builder, "build", kernel, "--python", PYTHON, "--json", "--unique-id",
-                  "refstable"], env={"CCACHE_BASEDIR": str(kernel)})
-    return kernel, result
+def built(built_example):
+    example = built_example(EXAMPLE.name)
+    return example.kernel, example.result
 
 
 def cuda_variants(kernel):
