@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The reference's example relu-tvm-ffi (its own build.toml, our sources in its layout,
-examples/relu-tvm-ffi-reference) builds with every check on and passes its tests, cpu backend.
+examples/relu-tvm-ffi-reference) builds with every check on and passes its tests, cpu backend
+(the build is conftest's `built_example`, every backend this machine builds, shared with
+test_kernel_test_command.py; the cpu variant is the one tested here).
 
 Its Python package takes `has_jax` from the generated `_ops` (a find_spec check), registers a
 JAX FFI target under `if has_jax:` and imports jax in `relu_jax` after raising without it. The
@@ -53,28 +55,25 @@ def test_its_jax_imports_pass_the_import_check_as_optional(kernel_builder):
 
 
 @pytest.fixture(scope="module")
-def built(kernel_builder, tmp_path_factory):
-    """The example with the cpu backend only (cuda and xpu are other tests' concern), built
-    with the checks on: source checks, check-abi and the reference loader's load check."""
-    kernel = tmp_path_factory.mktemp("reference-tvm") / "relu-tvm-ffi"
-    shutil.copytree(EXAMPLE, kernel, ignore=shutil.ignore_patterns("build", "__pycache__"))
-    toml = kernel / "build.toml"
-    text = toml.read_text()
-    only_cpu = re.sub(r'backends = \[[^\]]*\]', 'backends = ["cpu"]', text, count=1)
-    assert only_cpu != text
-    toml.write_text(only_cpu)
-    result = run([kernel_builder, "build", kernel, "--python", PYTHON, "--json", "-v",
-                  "--unique-id", "reftvm"], env={"CCACHE_BASEDIR": str(kernel)})
-    return kernel, result
+def built(built_example):
+    """The example built with the checks on (source checks, check-abi and the reference
+    loader's load check) and -v, which shows the import check's notes."""
+    example = built_example(EXAMPLE.name)
+    return example.kernel, example.result
+
+
+def cpu_variant(result):
+    [variant] = [v for v in json.loads(result.stdout)["variants"] if v["backend"] == "cpu"]
+    return variant
 
 
 def test_builds_with_the_checks_on(built):
     kernel, result = built
     assert result.returncode == 0, result.stderr
     summary = json.loads(result.stdout)
-    assert [v["name"] for v in summary["variants"]] == [
-        n.name for n in (kernel / "build").iterdir() if n.name.startswith("tvm-ffi")]
-    [variant] = summary["variants"]
+    assert sorted(v["name"] for v in summary["variants"]) == sorted(
+        n.name for n in (kernel / "build").iterdir() if n.name.startswith("tvm-ffi"))
+    variant = cpu_variant(result)
     assert re.fullmatch(r"tvm-ffi\d+-cpu-\w+-linux", variant["name"]), variant["name"]
     assert summary["failed"] == []
     assert "load check passed" in result.stderr
@@ -85,11 +84,12 @@ def test_builds_with_the_checks_on(built):
 def test_its_tests_pass(built, kernel_builder):
     kernel, result = built
     assert result.returncode == 0, result.stderr
-    tested = run([kernel_builder, "test", kernel, "--python", PYTHON, "--json"])
+    cpu = cpu_variant(result)["name"]
+    tested = run([kernel_builder, "test", kernel, "--python", PYTHON, "--json", "--variant", cpu])
     assert tested.returncode == 0, tested.stdout + tested.stderr
     report = json.loads(tested.stdout)
     assert report["pytest_status"] == 0 and report["passed"] is True
-    assert report["variant"] == json.loads(result.stdout)["variants"][0]["name"]
+    assert report["variant"] == cpu
     # Every kernels_ci test ran: numpy's only where numpy is installed.
     counts = dict((kind, int(n)) for n, kind in re.findall(r"(\d+) (passed|skipped|failed)",
                                                            tested.stderr))
