@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """`kernel-builder build` for [tvm-ffi] kernels (examples/relu-tvm-ffi), loaded by the REFERENCE.
 
-The cpu variant is built once per module (about a minute here). It must carry the reference's
+The example is built once per session (conftest's `built_example`, every backend this machine
+builds, shared with test_kernel_test_command.py). Its cpu variant must carry the reference's
 variant name (`tvm-ffi<flat tvm-ffi>-cpu-<cpu>-<os>`, parsed back by `kernels.variants`), hold
 `__init__.py`, `_ops.py`, `<id>.so` and `metadata.json` (read and digest-checked by
 kernels_data), and be loaded by `kernels.get_local_kernel` (kernels 0.17.2, with
@@ -73,12 +74,21 @@ print(json.dumps({"cpu": f"tvm-ffi{v.major}{v.minor}-cpu-{platform.machine()}-li
 """)
 
 
+def backend_variants(summary, backend):
+    return [variant for variant in summary["variants"] if variant["backend"] == backend]
+
+
 @pytest.fixture(scope="module")
-def cpu_build(kernel_builder, tmp_path_factory):
-    kernel = copy_example(tmp_path_factory.mktemp("tvm"), '["cpu"]')
-    result = build(kernel_builder, kernel)
-    assert result.returncode == 0, result.stderr
-    return kernel, json.loads(result.stdout)
+def example_build(built_example):
+    example = built_example(EXAMPLE.name)
+    return example.kernel, example.summary
+
+
+@pytest.fixture(scope="module")
+def cpu_build(example_build):
+    """The example's folder and the build's report with only its cpu variant in "variants"."""
+    kernel, summary = example_build
+    return kernel, dict(summary, variants=backend_variants(summary, "cpu"))
 
 
 def test_cpu_variant_has_the_reference_name(cpu_build, reference_names):
@@ -163,17 +173,18 @@ else:
     assert result == {"module": summary["variants"][0]["id"], "same": True}
 
 
-def test_list_variants_names_what_build_builds(cpu_build, kernel_builder):
-    kernel, summary = cpu_build
+def test_list_variants_names_what_build_builds(example_build, kernel_builder):
+    kernel, summary = example_build
     # list-variants asks the Python first in PATH.
     env = {"PATH": f"{VENV_BIN}:{os.environ.get('PATH', '')}"}
     listed = run([kernel_builder, "list-variants", kernel], env=env, check=True).stdout.split()
-    assert listed == [variant["name"] for variant in summary["variants"]]
+    assert listed == sorted(variant["name"] for variant in summary["variants"])
 
 
 def test_the_example_kernels_ci_tests_pass_on_it(cpu_build, kernel_builder):
     kernel, summary = cpu_build
-    result = run([kernel_builder, "test", kernel, "--python", PYTHON, "--json"])
+    result = run([kernel_builder, "test", kernel, "--python", PYTHON, "--json", "--variant",
+                  summary["variants"][0]["name"]])
     assert result.returncode == 0, result.stderr
     tested = json.loads(result.stdout)
     assert tested["variant"] == summary["variants"][0]["name"]
@@ -205,16 +216,13 @@ def test_create_project_writes_the_tvm_ffi_project(kernel_builder, tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists(),
                     reason="needs nvcc")
-def test_cuda_variant_is_named_after_nvcc(kernel_builder, tmp_path):
-    kernel = copy_example(tmp_path, '["cuda"]')
-    result = build(kernel_builder, kernel)
-    assert result.returncode == 0, result.stderr
-    summary = json.loads(result.stdout)
+def test_cuda_variant_is_named_after_nvcc(example_build):
+    kernel, summary = example_build
     nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     release = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
                              check=True).stdout.split("release ")[1].split(",")[0]
     major, minor = release.split(".")[:2]
-    (built,) = summary["variants"]
+    (built,) = backend_variants(summary, "cuda")
     assert built["name"].startswith("tvm-ffi") and f"-cu{major}{minor}-" in built["name"]
     variant = kernel / "build" / built["name"]
     metadata = json.loads((variant / "metadata.json").read_text())
