@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """`kernel-builder build` of a Torch stable-ABI kernel (examples/relu-stable-abi).
 
-One build (about a minute): the variant is named torch-stable-abi211-cpu-<system>, compiled
-with TORCH_TARGET_VERSION for 2.11, passes check-abi's torch stable-ABI rule at 2.11, and the REFERENCE loader `kernels.get_local_kernel` loads it
-under the venv's newer torch and its relu matches torch.relu.
+One build (about a minute; conftest's `built_example`, shared with test_kernel_test_command.py):
+the variant is named torch-stable-abi211-cpu-<system>, compiled with TORCH_TARGET_VERSION for
+2.11, passes check-abi's torch stable-ABI rule at 2.11, and the REFERENCE loader
+`kernels.get_local_kernel` loads it under the venv's newer torch and its relu matches
+torch.relu.
 """
 import json
 import platform
@@ -12,11 +14,12 @@ import subprocess
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
 
 PYTHON = VENV_BIN / "python"
 EXAMPLE = REPO_ROOT / "examples" / "relu-stable-abi"
 VARIANT = f"torch-stable-abi211-cpu-{platform.machine()}-linux"
+KERNEL_ID = f"_relu_stable_abi_cpu_{example_unique_id(EXAMPLE.name)}"
 
 pytestmark = pytest.mark.skipif(
     not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None
@@ -26,12 +29,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def built(kernel_builder, tmp_path_factory):
-    kernel_dir = tmp_path_factory.mktemp("stable") / "relu-stable-abi"
-    shutil.copytree(EXAMPLE, kernel_dir, ignore=shutil.ignore_patterns("build", "__pycache__"))
-    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json",
-                  "--unique-id", "stable1"], check=True)
-    return kernel_dir, json.loads(result.stdout), result.stderr
+def built(built_example):
+    example = built_example(EXAMPLE.name)
+    return example.kernel, example.summary, example.result.stderr
 
 
 def test_builds_the_stable_abi_variant(built):
@@ -41,8 +41,8 @@ def test_builds_the_stable_abi_variant(built):
     assert "ABI violation" not in stderr
     variant = kernel_dir / "build" / VARIANT
     metadata = json.loads((variant / "metadata.json").read_text())
-    assert metadata["id"] == "_relu_stable_abi_cpu_stable1"
-    assert (variant / "_relu_stable_abi_cpu_stable1.abi3.so").is_file()
+    assert metadata["id"] == KERNEL_ID
+    assert (variant / f"{KERNEL_ID}.abi3.so").is_file()
     project = kernel_dir / "build" / ".kernelhub" / VARIANT / "project" / "CMakeLists.txt"
     assert "TORCH_TARGET_VERSION=0x020b000000000000" in project.read_text()
 
@@ -81,7 +81,7 @@ print(json.dumps({{"equal": torch.equal(k.relu(x), torch.relu(x)),
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["equal"]
-    assert out["ops"] == "_relu_stable_abi_cpu_stable1"
+    assert out["ops"] == KERNEL_ID
 
 
 def test_an_older_torch_is_refused(kernel_builder, tmp_path):
