@@ -7,7 +7,8 @@ member. Built by `kernel-builder build` and loaded side by side with the REFEREN
 (`kernels.get_local_kernel`, backend="cpu"), each must read back its own values: without
 hidden visibility or with STB_GNU_UNIQUE symbols the dynamic linker would bind both kernels
 to one copy. Two builds of one kernel under different ids are covered by
-test_build_cpu.py::test_two_builds_load_side_by_side.
+test_build_cpu.py::test_two_builds_load_side_by_side. The builds are conftest's
+`built_example`, shared with test_kernel_test_command.py.
 """
 import json
 import os
@@ -18,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import VENV_BIN
 
 PYTHON = VENV_BIN / "python"
-EXAMPLES = REPO_ROOT / "examples"
 # The globals state.h defines, as they appear (demangled) in a symbol table.
 GLOBAL_NAMES = ["same_globals::g_value", "same_globals::Registry::value",
                 "same_globals::local_static<long>()::value"]
@@ -33,16 +33,12 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def pair(kernel_builder, tmp_path_factory):
-    root = tmp_path_factory.mktemp("isolation")
+def pair(built_example):
     built = {}
     for name in ("same-globals-a", "same-globals-b"):
-        kernel_dir = root / name
-        shutil.copytree(EXAMPLES / name, kernel_dir, ignore=shutil.ignore_patterns("build"))
-        result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json",
-                      "--unique-id", "iso"], check=True)
-        [variant] = json.loads(result.stdout)["variants"]
-        built[name] = (kernel_dir, Path(variant["path"]), variant["id"])
+        example = built_example(name)
+        [variant] = example.summary["variants"]
+        built[name] = (example.kernel, Path(variant["path"]), variant["id"])
     return built
 
 
