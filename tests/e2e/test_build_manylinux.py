@@ -107,13 +107,12 @@ def test_compat_files_make_a_plain_library_conform(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def cxx20(kernel_builder, tmp_path_factory):
-    kernel_dir = tmp_path_factory.mktemp("manylinux") / "cxx20-symbols"
-    shutil.copytree(EXAMPLES / "cxx20-symbols", kernel_dir, ignore=shutil.ignore_patterns("build"))
-    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON, "--json"], check=True)
-    [variant] = json.loads(result.stdout)["variants"]
+def cxx20(built_example):
+    """examples/cxx20-symbols as conftest's built_example builds it (check-abi on, an error)."""
+    example = built_example("cxx20-symbols")
+    [variant] = example.summary["variants"]
     [library] = Path(variant["path"]).glob("*.abi3.so")
-    return kernel_dir, Path(variant["path"]), library
+    return example.kernel, Path(variant["path"]), library
 
 
 def test_cxx20_kernel_meets_manylinux_2_28(kernel_builder, cxx20):
