@@ -4,7 +4,6 @@ our `kernel-builder` in a temporary copy, serve them with `kernelhub serve` (`ke
 upload` as version 1) and run tiny_llama_client.py scenarios against that server."""
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, HubServer, run
+from conftest import REPO_ROOT, VENV_BIN, HubServer, example_unique_id, run
 
 PYTHON = VENV_BIN / "python"
 CLIENT = Path(__file__).resolve().parent / "tiny_llama_client.py"
@@ -48,12 +47,21 @@ def build(kernel_builder, source: Path, destination: Path, *options, edit=None) 
         edit(destination)
     # A fixed unique id and ccache paths relative to the copy make a rebuild in another
     # temporary folder a cache hit (about 60 s down to under 20 s for rmsnorm's two variants).
-    unique_id = "e2e" + hashlib.sha256(destination.name.encode()).hexdigest()[:10]
     result = run([kernel_builder, "build", destination, "--python", PYTHON, "--unique-id",
-                  unique_id, *options], env={"CCACHE_BASEDIR": str(destination)})
+                  example_unique_id(destination.name), *options],
+                 env={"CCACHE_BASEDIR": str(destination)})
     if result.returncode != 0:
         raise AssertionError(f"kernel-builder build {source.name} failed:\n{result.stderr}")
     return destination
+
+
+def shared_build(built_example, name: str) -> Path:
+    """examples/<name> unchanged, as conftest's `built_example` built it once per session (every
+    variant, the same unique id as `build` gives it): read it, never change it."""
+    example = built_example(name)
+    if example.result.returncode != 0:
+        raise AssertionError(f"kernel-builder build {name} failed:\n{example.result.stderr}")
+    return example.kernel
 
 
 def variants(kernel: Path) -> list:

@@ -14,8 +14,8 @@ import shutil
 import pytest
 
 from conftest import run
-from layers_support import (EXAMPLES, ORG, PYTHON, ServedHub, assert_kernel_forwards, build,
-                            find_nvcc, variants, venv_python)
+from layers_support import (ORG, PYTHON, ServedHub, assert_kernel_forwards, find_nvcc,
+                            shared_build, variants, venv_python)
 
 CUDA_AVAILABLE = venv_python("import torch; print(torch.cuda.is_available())") == "True"
 HAS_TRANSFORMERS = venv_python("import importlib.util as u; print(u.find_spec('transformers') "
@@ -37,9 +37,9 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def hub(kernel_builder, kernelhub_bin, tmp_path_factory):
+def hub(kernel_builder, kernelhub_bin, built_example, tmp_path_factory):
     base = tmp_path_factory.mktemp("layers-gpu")
-    rmsnorm = build(kernel_builder, EXAMPLES / "rmsnorm", base / "rmsnorm")
+    rmsnorm = shared_build(built_example, "rmsnorm")
     served = ServedHub(kernelhub_bin, base)
     served.kernel = rmsnorm
     try:

@@ -17,7 +17,7 @@ examples/dep-user declares examples/dep-base in kernel-depends and takes it from
 
 On a CUDA build of torch the loader picks the cuda variant even without a GPU, so there the
 build needs nvcc (the example's cuda variant also serves CPU tensors). One build of the three
-examples per session.
+examples per session (conftest's `built_example`, shared with test_kernel_test_command.py).
 """
 import json
 import shutil
@@ -27,7 +27,7 @@ import pytest
 
 from conftest import run
 from layers_support import (EXAMPLES, ORG, PYTHON, ServedHub, assert_kernel_forwards, build,
-                            find_nvcc, variants, venv_python)
+                            find_nvcc, shared_build, variants, venv_python)
 
 TORCH_CUDA = venv_python("import torch; print(torch.version.cuda or '')")
 HAS_TRANSFORMERS = venv_python("import importlib.util as u; print(u.find_spec('transformers') "
@@ -66,12 +66,12 @@ def use_the_kernels_idiom(kernel):
 
 
 @pytest.fixture(scope="module")
-def hub(kernel_builder, kernelhub_bin, tmp_path_factory):
+def hub(kernel_builder, kernelhub_bin, built_example, tmp_path_factory):
     """The three examples, built once, on one server."""
     base = tmp_path_factory.mktemp("layers")
-    rmsnorm = build(kernel_builder, EXAMPLES / "rmsnorm", base / "rmsnorm")
-    dep_base = build(kernel_builder, EXAMPLES / "dep-base", base / "dep-base")
-    dep_user = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user")
+    rmsnorm = shared_build(built_example, "rmsnorm")
+    dep_base = shared_build(built_example, "dep-base")
+    dep_user = shared_build(built_example, "dep-user")
     # dep-user as kernels written for the reference are: `from kernels import get_kernel_dep`.
     idiom = build(kernel_builder, EXAMPLES / "dep-user", base / "dep-user-kernels-idiom",
                   edit=use_the_kernels_idiom)
