@@ -4,8 +4,9 @@ JSON (the reference `kernels benchmark`'s shape, checked against the reference r
 folder), the SVG charts, the errors, and `--upload` into a kernel repo on `kernelhub serve`, whose
 kernel page then draws the result (in headless Chromium).
 
-The example is built once (about 20 s); every run uses a few iterations, so the whole module
-takes about a minute. The reference picks its device from torch's build, CUDA here, with no
+The example is built once per session (about 20 s; conftest's `built_example`, shared with
+the other files that need a cpu build of relu); every run uses a few iterations, so the whole
+module takes about a minute. The reference picks its device from torch's build, CUDA here, with no
 GPU: it is run with torch.version.cuda cleared so that it benchmarks the cpu variant too.
 """
 import hashlib
@@ -18,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
 from headless_browser import CHROMIUM, Browser
 
 PYTHON = VENV_BIN / "python"
 TOKEN = "kh-bench-token"
-UNIQUE_ID = "benchtest"
+UNIQUE_ID = example_unique_id("relu")  # the build's, the kernel's "commit sha"
 WORKLOADS = ["ReluBenchmark.large", "ReluBenchmark.small"]
 FAST = ["--iterations", "4", "--warmup", "1"]
 
@@ -42,16 +43,12 @@ def torch_variant() -> str:
 
 
 @pytest.fixture(scope="module")
-def relu(kernel_builder, tmp_path_factory) -> Path:
-    """examples/relu built for cpu only, with a fixed unique id (the kernel's "commit sha")."""
-    kernel = tmp_path_factory.mktemp("bench") / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel,
-                    ignore=shutil.ignore_patterns("build", "__pycache__"))
-    toml = kernel / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id", UNIQUE_ID,
-         "--skip-checks"], check=True)
-    return kernel
+def relu(built_example) -> Path:
+    """examples/relu built for cpu only, with the fixed unique id UNIQUE_ID; shared: a test
+    that changes it works on a copy (copy_with_script)."""
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    return example.kernel
 
 
 def copy_with_script(relu: Path, where: Path, script: str) -> Path:
