@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN
+from conftest import VENV_BIN
 from hub_cache_support import ThrottlingProxy, publish
 
 PYTHON = VENV_BIN / "python"
@@ -66,15 +66,12 @@ def variants_of(kernel: Path) -> list:
 
 
 @pytest.fixture(scope="module")
-def built(kernel_builder, tmp_path_factory):
-    """examples/relu built for cpu once for the module, its digest in metadata.json."""
-    dest = tmp_path_factory.mktemp("info-verify") / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", dest, ignore=shutil.ignore_patterns("build"))
-    toml = dest / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    result = sh([kernel_builder, "build", dest, "--python", PYTHON, "--unique-id", "m3",
-                 "--skip-checks"])
-    assert result.returncode == 0, result.stderr
+def built(built_example):
+    """examples/relu built for cpu once per session (conftest's built_example, shared: never
+    changed here), its digest in metadata.json."""
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    dest = example.kernel
     [variant] = variants_of(dest)
     assert "digest" in json.loads((variant / "metadata.json").read_text())
     return dest
