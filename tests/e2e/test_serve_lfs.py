@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run, start_hub_server, stop_hub_server
+from conftest import VENV_BIN, run, start_hub_server, stop_hub_server
 from serve_helpers import client_env, commit, http, run_client, wait_for_variant_checks
 
 PYTHON = str(VENV_BIN / "python")
@@ -47,16 +47,15 @@ def pad(path: Path, size: int, seed: bytes):
 
 
 @pytest.fixture(scope="module")
-def padded_kernel(kernel_builder, tmp_path_factory) -> Path:
-    """examples/relu built for cpu, its library padded to 12 MB and a 1.5 MB library beside it,
-    the digest rewritten so the variant still checks."""
+def padded_kernel(kernel_builder, built_example, tmp_path_factory) -> Path:
+    """examples/relu built for cpu (a copy of conftest's shared built_example), its library
+    padded to 12 MB and a 1.5 MB library beside it, the digest rewritten so the variant still
+    checks."""
     tmp = tmp_path_factory.mktemp("lfs-kernel")
     kernel = tmp / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel, ignore=shutil.ignore_patterns("build"))
-    toml = kernel / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id", "lfs", "--skip-checks"],
-        check=True)
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    shutil.copytree(example.kernel, kernel, symlinks=True)
     (variant,) = [p for p in (kernel / "build").iterdir() if p.is_dir() and not p.name.startswith(".")]
     (library,) = variant.glob("*.so")
     shutil.copy(library, variant / "libaux.so")
