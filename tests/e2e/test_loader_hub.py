@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import VENV_BIN, example_unique_id, run
 from hub_cache_support import last_json, publish, run_python
 
 PYTHON = VENV_BIN / "python"
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def hub(kernelhub_bin, kernel_builder, tmp_path_factory):
+def hub(kernelhub_bin, kernel_builder, built_example, tmp_path_factory):
     """A served hub (org `trusted` trusted, `someone` not) holding our relu build at
     trusted/relu and someone/relu (branch v1) and a reference-layout kernel at trusted/layout."""
     tmp = tmp_path_factory.mktemp("loader-hub")
@@ -45,12 +45,10 @@ def hub(kernelhub_bin, kernel_builder, tmp_path_factory):
     url = server.stdout.readline().strip()
     assert url.startswith("http://"), server.stderr.read()
 
-    kernel = tmp / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", kernel, ignore=shutil.ignore_patterns("build"))
-    toml = kernel / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id", "hubload",
-         "--skip-checks"], check=True)
+    # examples/relu built for cpu, shared with other files (conftest's built_example).
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    kernel = example.kernel
     env = dict(os.environ, HF_ENDPOINT=url, HF_TOKEN=TOKEN, HF_HOME=str(tmp / "upload-home"),
                NO_PROXY="127.0.0.1,localhost")
     for repo in ("trusted/relu", "someone/relu"):
@@ -106,7 +104,7 @@ def test_reference_and_ours_load_our_upload_to_the_same_module(hub, tmp_path):
     ours = load(hub, "kernelhub", "trusted/relu", tmp_path / "our-cache")
     assert ours.returncode == 0, ours.stderr
     assert last_json(ours)["name"] == last_json(reference)["name"]
-    assert last_json(ours)["name"].endswith("_hubload")
+    assert last_json(ours)["name"].endswith("_" + example_unique_id("relu"))
 
 
 def test_ours_loads_a_reference_layout_repository_like_the_reference(hub, tmp_path):
