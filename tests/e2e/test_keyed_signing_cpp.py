@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run
-from test_loader_cpp import PYTHON, TORCH, prefix, pytestmark  # noqa: F401
+from conftest import example_unique_id, run
+from test_loader_cpp import TORCH, prefix, pytestmark  # noqa: F401
 
 TOKEN = "cpp-keyed-token"
 WORKFLOW = ("https://github.com/huggingface/kernels-community/.github/workflows/"
@@ -98,14 +98,12 @@ def program(prefix, tmp_path_factory):  # noqa: F811 (the imported fixture)
 
 
 @pytest.fixture(scope="module")
-def signed_hub(kernel_builder, kernelhub_bin, tmp_path_factory):
+def signed_hub(kernel_builder, kernelhub_bin, built_example, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("keyed-cpp-hub")
-    built = tmp / "relu"
-    shutil.copytree(REPO_ROOT / "examples" / "relu", built, ignore=shutil.ignore_patterns("build"))
-    toml = built / "build.toml"
-    toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", built, "--python", PYTHON, "--unique-id", "keyed",
-         "--skip-checks"], check=True)
+    # examples/relu built for cpu (conftest's built_example, shared: each kernel below is a copy).
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    built = example.kernel
     for name in ("team", "other"):
         run([kernel_builder, "keygen", "--output", tmp / f"{name}.pem"], check=True)
     root = tmp / "root"
@@ -161,7 +159,7 @@ def _load(program, signed_hub, name, home: Path, *keys, **extra_env):
 def test_a_kernel_signed_with_the_hubs_key_loads(program, signed_hub, tmp_path):
     result, opened = _load(program, signed_hub, "team", tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip() == "_relu_cpu_keyed matches"
+    assert result.stdout.strip() == f"_relu_cpu_{example_unique_id('relu')} matches"
     assert opened
 
 
