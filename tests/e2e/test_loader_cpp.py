@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
 
 PYTHON = VENV_BIN / "python"
+SHARED_ID = example_unique_id("relu")  # conftest's built_example("relu", ["cpu"])
 BUILD = REPO_ROOT / os.environ.get("KERNELHUB_BUILD_DIR", "build")
 
 
@@ -49,6 +50,13 @@ pytestmark = [
                        or shutil.which("ninja") is None,
                        reason="needs the venv's torch, cmake and ninja"),
 ]
+
+
+def shared_build(built_example) -> Path:
+    """examples/relu built for cpu, shared with other files: read only."""
+    example = built_example("relu", ["cpu"])
+    assert example.result.returncode == 0, example.result.stderr
+    return example.kernel
 
 
 def build(kernel_builder, dest: Path, unique_id: str) -> Path:
@@ -155,16 +163,17 @@ def test_examples_build_from_the_package_alone(prefix, programs):
     assert f"kernelhub_DIR:PATH={prefix}/lib/cmake/kernelhub" in cache
 
 
-def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, prefix, programs, tmp_path):
+def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, built_example, prefix, programs,
+                                                 tmp_path):
     out, env = programs
-    a = build(kernel_builder, tmp_path / "relu-a", "cppa")
+    a = shared_build(built_example)
     b = build(kernel_builder, tmp_path / "relu-b", "cppb")
     program = out / "relu_side_by_side"
     result = subprocess.run([program, a, b], capture_output=True, text=True, env=env,
                             timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert [line.split()[0] for line in lines] == ["_relu_cpu_cppa", "_relu_cpu_cppb"]
+    assert [line.split()[0] for line in lines] == [f"_relu_cpu_{SHARED_ID}", "_relu_cpu_cppb"]
     assert all(line.endswith("matches torch::relu") for line in lines)
     # no Python in the process: the program does not link libpython; the API's library is
     # the installed one, found without LD_LIBRARY_PATH
@@ -173,10 +182,10 @@ def test_cpp_example_runs_two_builds_side_by_side(kernel_builder, prefix, progra
     assert re.search(rf"libkernelhub\.so\S* => {re.escape(str(prefix))}/lib/", ldd), ldd
 
 
-def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin, programs,
-                                                   tmp_path):
+def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin, built_example,
+                                                   programs, tmp_path):
     out, env = programs
-    kernel = build(kernel_builder, tmp_path / "relu", "cpphub")
+    kernel = shared_build(built_example)
     root = tmp_path / "root"
     root.mkdir()
     (root / "config.toml").write_text("[organizations.cpp]\ntrustedKernelPublisher = true\n")
@@ -194,7 +203,7 @@ def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin
         result = subprocess.run([out / "relu_from_hub", "cpp/relu", "1"], capture_output=True,
                                 text=True, env=hub_env, timeout=300)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert result.stdout.startswith("_relu_cpu_cpphub ")
+        assert result.stdout.startswith(f"_relu_cpu_{SHARED_ID} ")
         assert result.stdout.strip().endswith("matches torch::relu")
         assert list((tmp_path / "cache" / "kernels--cpp--relu" / "snapshots").iterdir())
         # An unknown version: the reference's error, from C++.
@@ -210,7 +219,7 @@ def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin
                                           LD_DEBUG="files"))
         assert refused.returncode == 1
         assert "(signature required): signature not found" in refused.stderr
-        assert "_relu_cpu_cpphub" not in refused.stderr
+        assert f"_relu_cpu_{SHARED_ID}" not in refused.stderr
         opened = [line for line in refused.stderr.splitlines() if "file=" in line]
         assert opened and not any("/build/torch" in line for line in opened), opened
     finally:
