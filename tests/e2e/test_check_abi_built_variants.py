@@ -12,10 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run
+from conftest import REPO_ROOT, example_unique_id, run
 from test_check_abi import REFERENCE_POLICIES, our_findings, ours, reference_findings
 
 kernel_abi_check = pytest.importorskip("kernel_abi_check")
+# A fixed id, so the rebuilds below recompile nothing (an uncommitted kernel would get a new id,
+# so a new project, every build), and the example's (with ccache paths relative to the copy,
+# the compiles are ccache hits of conftest's built_example("relu", ["cpu"])).
+UNIQUE_ID = ["--unique-id", example_unique_id("relu")]
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +29,8 @@ def built_relu(kernel_builder, tmp_path_factory):
     # cpu only: the example's cuda kernel has its own test (test_build_cuda.py).
     toml = kernel_dir / "build.toml"
     toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
-    run([kernel_builder, "build", kernel_dir, "--python", sys.executable, "--abi-check", "off"],
-        check=True)
+    run([kernel_builder, "build", kernel_dir, "--python", sys.executable, "--abi-check", "off",
+         *UNIQUE_ID], env={"CCACHE_BASEDIR": str(kernel_dir)}, check=True)
     libraries = sorted((kernel_dir / "build").glob("torch*-cpu-*/*.abi3.so"))
     assert len(libraries) == 1, libraries
     return kernel_dir, libraries[0]
@@ -62,9 +66,9 @@ def test_build_runs_the_abi_check_on_its_variants(kernel_builder, built_relu):
     # `build` checks every native variant it produces and fails on violations by default
     # (--abi-check error); --abi-check warn only reports them. A clean kernel passes both.
     kernel_dir, library = built_relu
-    strict = run([kernel_builder, "build", kernel_dir, "--python", sys.executable])
+    strict = run([kernel_builder, "build", kernel_dir, "--python", sys.executable, *UNIQUE_ID])
     assert strict.returncode == 0, strict.stderr
     assert "ABI violation" not in strict.stderr
     lenient = run([kernel_builder, "build", kernel_dir, "--python", sys.executable,
-                   "--abi-check", "warn"])
+                   "--abi-check", "warn", *UNIQUE_ID])
     assert lenient.returncode == 0, lenient.stderr
