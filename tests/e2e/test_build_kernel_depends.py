@@ -60,11 +60,12 @@ def build(kernel_builder, kernel, env):
 
 
 @pytest.fixture(scope="module")
-def dep_base(kernel_builder, tmp_path_factory):
-    kernel = copy_example("dep-base", tmp_path_factory.mktemp("base") / "dep-base")
-    result = build(kernel_builder, kernel, isolated_env(kernel.parent))
-    assert result.returncode == 0, result.stderr
-    return kernel
+def dep_base(built_example):
+    """examples/dep-base built (it has no kernel-depends of its own), shared with other files
+    by conftest's built_example: LOCAL_KERNELS points at it, nothing changes it."""
+    example = built_example("dep-base")
+    assert example.result.returncode == 0, example.result.stderr
+    return example.kernel
 
 
 def test_check_imports_allows_get_kernel_dep_from_the_loader(kernel_builder, tmp_path):
