@@ -459,12 +459,12 @@ def build(kernel_builder, kernel, *args):
 
 
 @pytest.fixture(scope="module")
-def built_noarch(kernel_builder, tmp_path_factory):
-    kernel = tmp_path_factory.mktemp("noarch") / "silu-and-mul"
-    shutil.copytree(EXAMPLES / "silu-and-mul", kernel, ignore=shutil.ignore_patterns("build"))
-    result = build(kernel_builder, kernel)
-    assert result.returncode == 0, result.stderr
-    return kernel / "build" / "torch-cpu"
+def built_noarch(built_example):
+    """examples/silu-and-mul's torch-cpu variant, as conftest's built_example built it (shared
+    with other files: a test that changes it works on a copy)."""
+    example = built_example("silu-and-mul")
+    assert example.result.returncode == 0, example.result.stderr
+    return example.kernel / "build" / "torch-cpu"
 
 
 def test_hash_matches_kernels_data(kernel_builder, built_noarch, tmp_path):
@@ -488,12 +488,15 @@ def test_hash_matches_kernels_data(kernel_builder, built_noarch, tmp_path):
     stored.digest.validate(kd.Digest.hash_variant(kd.DigestAlgorithm.SHA256, variant))
 
 
-def test_check_load_loads_a_built_variant(kernel_builder, built_noarch):
-    result = run([kernel_builder, "check-load", built_noarch, "--python", PYTHON, "--json"],
+def test_check_load_loads_a_built_variant(kernel_builder, built_noarch, tmp_path):
+    # A copy without bytecode: another test's loader may have left some in the shared build.
+    variant = tmp_path / built_noarch.name
+    shutil.copytree(built_noarch, variant, ignore=shutil.ignore_patterns("__pycache__"))
+    result = run([kernel_builder, "check-load", variant, "--python", PYTHON, "--json"],
                  check=True)
     assert json.loads(result.stdout)["variants"] == [
-        {"variant": str(built_noarch), "backend": "cpu", "loaded": True, "error": None}]
-    assert not list(built_noarch.rglob("__pycache__"))  # loading left no bytecode behind
+        {"variant": str(variant), "backend": "cpu", "loaded": True, "error": None}]
+    assert not list(variant.rglob("__pycache__"))  # loading left no bytecode behind
 
 
 def test_build_fails_when_the_variant_does_not_load(kernel_builder, tmp_path):
