@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/builder/dev_unique_id.hpp>
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
@@ -20,6 +21,7 @@
 #include <kernelhub/codegen/create_project.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/metadata/kernel_id.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 #include <kernelhub/builder/step.hpp>
 
@@ -161,9 +163,15 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   const auto work = context.kernel_dir / "build" / ".kernelhub" / planned.name;
   const auto cuda_options = planned.cuda ? cuda_project_options(*planned.cuda)
                                          : std::optional<codegen::CudaProjectOptions>();
+  // The sources are read to find those that name TORCH_EXTENSION_NAME (create_project).
+  const codegen::SourceReader read_source = [](const fs::path& path) -> std::optional<std::string> {
+    auto text = util::read_file(path);
+    return text ? std::optional<std::string>(std::move(*text)) : std::nullopt;
+  };
   const auto project = KH_TRY(codegen::create_project(config, context.kernel_dir,
                                                       context.unique_id, planned.backend,
-                                                      cuda_options ? &*cuda_options : nullptr));
+                                                      cuda_options ? &*cuda_options : nullptr,
+                                                      read_source));
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();
@@ -200,7 +208,10 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     }
   }
   KH_STEP(finish_incremental(incremental, work / "cmake"));
-  const auto module = work / "cmake" / (id + ".abi3.so");
+  // The build tree's module has a name without the unique part (codegen::module_target), so
+  // a new id rebuilds only the sources that embed it; the variant's copy has the id's name.
+  const auto module =
+      work / "cmake" / (codegen::module_target(config.general.name, planned.backend) + ".abi3.so");
   if (!fs::exists(module)) {
     return util::fail(fmt::format("the build of {} did not produce \"{}\"", planned.name,
                                   module.string()));
@@ -214,7 +225,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
-  contents.native_files = {module};
+  contents.native_files = {NativeFile{module, id + ".abi3.so"}};
   const auto path = KH_TRY(assemble_variant(contents, context.kernel_dir / "build", planned.name));
   return BuiltVariant{planned.name, planned.backend, id, path};
 }
@@ -295,6 +306,10 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
   if (git) {
     source.git_tree_id = git->tree_id;
     source.git_dirty = git->status.dirty;
+  } else if (!source.given) {
+    // No commit to name the build after: the folder's development id, the same on every build
+    // of this folder, where the reference draws a random one each time (and so recompiles).
+    source.given = KH_TRY(dev_unique_id_for(kernel_dir));
   }
   BuildContext context{config, kernel_dir, metadata::unique_id(source),
                        git ? std::optional(git->status) : std::nullopt, options, {}, {}};
