@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/builder/build_inputs.hpp>
 #include <kernelhub/builder/dev_unique_id.hpp>
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
@@ -314,6 +315,12 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
   BuildContext context{config, kernel_dir, metadata::unique_id(source),
                        git ? std::optional(git->status) : std::nullopt, options, {}, {}};
 
+  // What this build reads, hashed before it compiles: `upload` compares it with the kernel
+  // as it is then (build_inputs.hpp).
+  const BuildInputs inputs{config.general.version, context.unique_id,
+                           options.unique_id.has_value(),
+                           KH_TRY(inputs_digest(kernel_dir, config))};
+
   const auto targets = KH_TRY(torch_targets(config, options, runner));
   const auto full_plan = plan_torch_matrix(config, targets);
   for (const auto& skip : full_plan.skipped) {
@@ -356,6 +363,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
       KH_STEP(require_build_tools(runner));
       result.variants.push_back(KH_TRY(build_arch_variant(context, planned, runner)));
     }
+    KH_STEP(write_build_inputs(kernel_dir / "build", result.variants.back().name, inputs));
   }
   return result;
 }

@@ -42,8 +42,10 @@ std::optional<std::string> recorded_dev_unique_id(const fs::path& kernel_dir) {
   }
   const auto folder = record["folder"].get<std::string>();
   const auto unique = record["unique_id"].get<std::string>();
-  if (folder != folder_key(kernel_dir) ||
-      !metadata::is_dev_unique_id(unique)) {
+  std::error_code error;
+  // The same folder by another spelling (a link on the way) is the same folder.
+  const bool same = folder == folder_key(kernel_dir) || fs::equivalent(folder, kernel_dir, error);
+  if (!same || !metadata::is_dev_unique_id(unique)) {
     return std::nullopt;
   }
   return unique;
