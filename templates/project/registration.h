@@ -6,6 +6,8 @@
 
 #include <Python.h>
 
+#include "kernelhub_ops_name.h"
+
 #define KERNELHUB_CONCAT_INNER(A, B) A##B
 #define CONCAT(A, B) KERNELHUB_CONCAT_INNER(A, B)
 

@@ -19,6 +19,8 @@ PACKAGE = {{ python_name_literal }}
 KERNEL_PACKAGE = Path({{ kernel_package_literal }})
 # The compiled module's name ("" for a kernel without native code).
 OPS_NAME = {{ ops_name_literal }}
+# The module as the CMake build names it (the same for every kernel id).
+MODULE_FILE = {{ module_file_literal }}
 # Files of the package this project generates itself; the kernel's copies are not linked.
 GENERATED = {"_ops.py"}
 
@@ -50,7 +52,7 @@ class CMakeBuild(build_ext):
         subprocess.run(["cmake", "--build", str(build_tree)], check=True)
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(build_tree / f"{OPS_NAME}.abi3.so", target)
+        shutil.copyfile(build_tree / MODULE_FILE, target)
 
 
 # Linked when pip first runs this file, before it looks for packages: an editable install maps

@@ -78,8 +78,11 @@ def init_kernel(kernel_builder, tmp_path_factory):
 def test_init_kernel_builds_a_cpu_variant(init_kernel):
     kernel_dir, summary = init_kernel
     assert [v["name"] for v in summary["variants"]] == [torch_variant()]
-    # Freshly init'ed: files staged, nothing committed, so the id is random base32.
-    assert re.fullmatch(r"[a-z2-7]+", summary["unique_id"])
+    # Freshly init'ed: files staged, nothing committed, so the id is the folder's development
+    # id: "dev" and 10 random base32 characters, kept in build/.kernelhub/dev-id.json.
+    assert re.fullmatch(r"dev[a-z2-7]{10}", summary["unique_id"])
+    recorded = json.loads((kernel_dir / "build" / ".kernelhub" / "dev-id.json").read_text())
+    assert recorded["unique_id"] == summary["unique_id"]
     variant = kernel_dir / "build" / torch_variant()
     kernel_id = summary["variants"][0]["id"]
     assert kernel_id == f"_silu_cpu_cpu_{summary['unique_id']}"

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/builder/build_inputs.hpp>
+#include <kernelhub/builder/dev_unique_id.hpp>
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
@@ -20,6 +22,7 @@
 #include <kernelhub/codegen/create_project.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/metadata/kernel_id.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 #include <kernelhub/builder/step.hpp>
 
@@ -161,9 +164,15 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   const auto work = context.kernel_dir / "build" / ".kernelhub" / planned.name;
   const auto cuda_options = planned.cuda ? cuda_project_options(*planned.cuda)
                                          : std::optional<codegen::CudaProjectOptions>();
+  // The sources are read to find those that name TORCH_EXTENSION_NAME (create_project).
+  const codegen::SourceReader read_source = [](const fs::path& path) -> std::optional<std::string> {
+    auto text = util::read_file(path);
+    return text ? std::optional<std::string>(std::move(*text)) : std::nullopt;
+  };
   const auto project = KH_TRY(codegen::create_project(config, context.kernel_dir,
                                                       context.unique_id, planned.backend,
-                                                      cuda_options ? &*cuda_options : nullptr));
+                                                      cuda_options ? &*cuda_options : nullptr,
+                                                      read_source));
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();
@@ -200,7 +209,10 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     }
   }
   KH_STEP(finish_incremental(incremental, work / "cmake"));
-  const auto module = work / "cmake" / (id + ".abi3.so");
+  // The build tree's module has a name without the unique part (codegen::module_target), so
+  // a new id rebuilds only the sources that embed it; the variant's copy has the id's name.
+  const auto module =
+      work / "cmake" / (codegen::module_target(config.general.name, planned.backend) + ".abi3.so");
   if (!fs::exists(module)) {
     return util::fail(fmt::format("the build of {} did not produce \"{}\"", planned.name,
                                   module.string()));
@@ -214,7 +226,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
-  contents.native_files = {module};
+  contents.native_files = {NativeFile{module, id + ".abi3.so"}};
   const auto path = KH_TRY(assemble_variant(contents, context.kernel_dir / "build", planned.name));
   return BuiltVariant{planned.name, planned.backend, id, path};
 }
@@ -295,9 +307,19 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
   if (git) {
     source.git_tree_id = git->tree_id;
     source.git_dirty = git->status.dirty;
+  } else if (!source.given) {
+    // No commit to name the build after: the folder's development id, the same on every build
+    // of this folder, where the reference draws a random one each time (and so recompiles).
+    source.given = KH_TRY(dev_unique_id_for(kernel_dir));
   }
   BuildContext context{config, kernel_dir, metadata::unique_id(source),
                        git ? std::optional(git->status) : std::nullopt, options, {}, {}};
+
+  // What this build reads, hashed before it compiles: `upload` compares it with the kernel
+  // as it is then (build_inputs.hpp).
+  const BuildInputs inputs{config.general.version, context.unique_id,
+                           options.unique_id.has_value(),
+                           KH_TRY(inputs_digest(kernel_dir, config))};
 
   const auto targets = KH_TRY(torch_targets(config, options, runner));
   const auto full_plan = plan_torch_matrix(config, targets);
@@ -341,6 +363,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
       KH_STEP(require_build_tools(runner));
       result.variants.push_back(KH_TRY(build_arch_variant(context, planned, runner)));
     }
+    KH_STEP(write_build_inputs(kernel_dir / "build", result.variants.back().name, inputs));
   }
   return result;
 }

@@ -26,6 +26,26 @@ bool has_jobs_flag(const Command& command) {
                      [](const std::string& arg) { return arg.starts_with("-j"); });
 }
 
+// Whether `build_tree`'s CMakeCache.txt was made for another folder: the kernel folder was
+// copied or moved with its build/. CMake refuses such a cache ("The current CMakeCache.txt
+// directory ... is different"), and its build.ninja names the old folder's files.
+bool configured_elsewhere(const fs::path& build_tree) {
+  const auto cache = util::read_file(build_tree / "CMakeCache.txt");
+  if (!cache) {
+    return false;
+  }
+  static constexpr std::string_view k_key = "CMAKE_CACHEFILE_DIR:INTERNAL=";
+  const auto at = cache->find(k_key);
+  if (at == std::string::npos) {
+    return false;
+  }
+  const auto begin = at + k_key.size();
+  const auto end = cache->find('\n', begin);
+  const fs::path recorded(cache->substr(begin, end == std::string::npos ? end : end - begin));
+  std::error_code error;
+  return !fs::equivalent(recorded, build_tree, error) || error;
+}
+
 }  // namespace
 
 IncrementalBuild prepare_incremental(std::vector<Command>& commands, const fs::path& build_tree,
@@ -50,6 +70,10 @@ IncrementalBuild prepare_incremental(std::vector<Command>& commands, const fs::p
       fs::is_regular_file(build_tree / "CMakeCache.txt", error)) {
     commands.erase(commands.begin());
     return build;
+  }
+  if (configured_elsewhere(build_tree)) {
+    // Configured from scratch here; what the old folder built is of no use to this one.
+    fs::remove_all(build_tree, error);
   }
   // A configure with other arguments must not be mistaken for this one if it fails midway.
   fs::remove(build_tree / k_configure_stamp, error);

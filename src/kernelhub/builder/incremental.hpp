@@ -27,7 +27,8 @@ struct IncrementalBuild {
 
 // `commands` is cmake_commands()' {configure, ninja} (plus any arguments added to them):
 // drops the configure when `build_tree` was configured by exactly that command and still has
-// its build.ninja, and adds `-j N` to the ninja command (job_limit for the backend's
+// its build.ninja, removes a build tree whose CMakeCache.txt was made in another folder (the
+// kernel folder was copied or moved with its build/, which CMake would refuse), and adds `-j N` to the ninja command (job_limit for the backend's
 // compiler) unless it already has a -j.
 IncrementalBuild prepare_incremental(std::vector<Command>& commands,
                                      const std::filesystem::path& build_tree,

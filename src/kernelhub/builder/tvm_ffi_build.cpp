@@ -91,7 +91,7 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   if (const auto* ops = project.find(fmt::format("tvm-ffi-ext/{}/_ops.py", python_name))) {
     KH_STEP(contents.generated.add("_ops.py", ops->content));
   }
-  contents.native_files = {library};
+  contents.native_files = {NativeFile{library, {}}};
   const auto path = KH_TRY(assemble_variant(contents, inputs.kernel_dir / "build", planned.name));
   return BuiltVariant{planned.name, planned.backend, id, path};
 }

@@ -57,7 +57,8 @@ util::Expected<BuiltFiles> fill_variant(const VariantContents& contents, const f
   }
   KH_STEP(codegen::write_file_set(contents.generated, dir, codegen::Overwrite::yes));
   for (const auto& native : contents.native_files) {
-    KH_STEP(copy_into(native, dir / native.filename()));
+    KH_STEP(copy_into(native.source,
+                      dir / (native.name.empty() ? native.source.filename().string() : native.name)));
   }
   auto meta = contents.metadata;
   meta.digest = KH_TRY(metadata::hash_variant(metadata::DigestAlgorithm::sha256, dir));

@@ -16,6 +16,12 @@
 // half a variant behind and a successful one replaces the old one whole.
 namespace kernelhub::builder {
 
+// A compiled file and its name in the variant (empty: the file's own name).
+struct NativeFile {
+  std::filesystem::path source;
+  std::string name;
+};
+
 struct VariantContents {
   explicit VariantContents(metadata::Metadata meta) : metadata(std::move(meta)) {}
 
@@ -26,7 +32,7 @@ struct VariantContents {
   std::vector<std::string> data_extensions;
   enum class Copy { python_and_data, all_files } copy = Copy::python_and_data;
   codegen::FileSet generated;                      // e.g. _ops.py; replaces package files
-  std::vector<std::filesystem::path> native_files;  // copied to the variant's top level
+  std::vector<NativeFile> native_files;  // copied to the variant's top level
 };
 
 // The files of `package_dir` that go into a variant, relative and '/'-separated, sorted:

@@ -2,6 +2,7 @@
 #include <kernelhub/codegen/create_project.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <variant>
@@ -88,17 +89,58 @@ std::string cuda_only_options(const std::vector<std::string>& flags) {
   return cmake_list(wrapped);
 }
 
+// Whether a listed file is a translation unit of its own (else a header or other input).
+bool is_compiled_source(const std::string& relative) {
+  static constexpr std::array<std::string_view, 10> k_extensions = {
+      ".cpp", ".cc", ".cxx", ".c++", ".c", ".C", ".cu", ".hip", ".mm", ".m"};
+  const auto extension = fs::path(relative).extension().string();
+  return std::find(k_extensions.begin(), k_extensions.end(), extension) != k_extensions.end();
+}
+
+// The compiled sources that get the ops-name header with -include: those whose text says
+// TORCH_EXTENSION_NAME (unreadable ones included); every compiled source when a header does,
+// or when there is no reader.
+std::vector<std::string> namespace_sources(const std::vector<std::string>& listed,
+                                           const fs::path& kernel_dir,
+                                           const SourceReader& read_source) {
+  std::vector<std::string> compiled;
+  std::vector<std::string> mentioning;
+  bool everything = !read_source;
+  for (const auto& relative : listed) {
+    const bool tu = is_compiled_source(relative);
+    if (tu) {
+      compiled.push_back(relative);
+    }
+    if (everything) {
+      continue;
+    }
+    const auto text = read_source((kernel_dir / relative).lexically_normal());
+    if (text && text->find("TORCH_EXTENSION_NAME") == std::string::npos) {
+      continue;
+    }
+    if (tu) {
+      mentioning.push_back(relative);
+    } else {
+      everything = true;
+    }
+  }
+  return everything ? compiled : mentioning;
+}
+
 util::Expected<FileSet> torch_project(const config::BuildConfig& config,
                                       const config::Torch& torch, const fs::path& kernel_dir,
                                       std::string_view unique_id, types::Backend backend,
-                                      const CudaProjectOptions* cuda) {
+                                      const CudaProjectOptions* cuda,
+                                      const SourceReader& read_source) {
   const auto python_name = config.general.name.python_name();
   const auto ops_name = KH_TRY(metadata::checked_kernel_id(config.general.name, backend, unique_id));
+  std::vector<std::string> listed = torch.src.value_or(std::vector<std::string>{});
 
   nlohmann::json context;
   context["kernel_name"] = config.general.name.str();
   context["python_name"] = python_name;
   context["ops_name"] = ops_name;
+  context["module_target"] = module_target(config.general.name, backend);
   context["backend"] = std::string(types::to_string(backend));
   context["backend_define"] = backend_define(backend);
   context["kernel_dir"] = cmake_quote(kernel_dir.lexically_normal().generic_string());
@@ -127,6 +169,9 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
     for (const auto& include : kernel.include.value_or(std::vector<std::string>{})) {
       includes.push_back((kernel_dir / include).lexically_normal().generic_string());
     }
+    for (const auto& source : kernel.src) {
+      listed.push_back(source);
+    }
     nlohmann::json entry;
     entry["name"] = kernel.name;
     entry["sources"] = quoted_paths(kernel_dir, kernel.src);
@@ -136,10 +181,17 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
     context["kernels"].push_back(std::move(entry));
   }
 
+  context["namespace_sources"] = nlohmann::json::array();
+  for (const auto& source : namespace_sources(listed, kernel_dir, read_source)) {
+    context["namespace_sources"].push_back(absolute_source(kernel_dir, source));
+  }
+
   FileSet files;
   KH_STEP(files.add("CMakeLists.txt", KH_TRY(render_project_template("CMakeLists.txt", context))));
   KH_STEP(files.add("torch-ext/registration.h",
                    KH_TRY(render_project_template("registration.h", context))));
+  KH_STEP(files.add("torch-ext/kernelhub_ops_name.h",
+                   KH_TRY(render_project_template("kernelhub_ops_name.h", context))));
   // manylinux_2_28 on a newer glibc: the pins every C++ source includes first, and the
   // definitions that replace glibc symbols which have no older version (docs/build.md).
   for (const auto* compat : {"compat/glibc_pins.h", "compat/glibc_compat.cpp",
@@ -166,6 +218,10 @@ util::Expected<FileSet> noarch_project(const config::BuildConfig& config,
 }
 
 }  // namespace
+
+std::string module_target(const types::KernelName& name, types::Backend backend) {
+  return fmt::format("_{}_{}", name.python_name(), types::to_string(backend));
+}
 
 std::string torch_target_version(const types::Version& abi) {
   // Only major.minor count: torch's own TORCH_VERSION_<major>_<minor>_0 macros leave the patch
@@ -207,6 +263,8 @@ util::Expected<void> add_python_packaging(FileSet& project, const config::BuildC
   context["ops_name_literal"] =
       literal(native ? KH_TRY(metadata::checked_kernel_id(config.general.name, backend, unique_id))
                      : std::string());
+  context["module_file_literal"] =
+      literal(native ? module_target(config.general.name, backend) + ".abi3.so" : std::string());
   KH_STEP(project.add("pyproject.toml", KH_TRY(render_project_template("pyproject.toml", context))));
   KH_STEP(project.add("setup.py", KH_TRY(render_project_template("setup.py", context))));
   return {};
@@ -214,12 +272,13 @@ util::Expected<void> add_python_packaging(FileSet& project, const config::BuildC
 
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const fs::path& kernel_dir, std::string_view unique_id,
-                                       types::Backend backend, const CudaProjectOptions* cuda) {
+                                       types::Backend backend, const CudaProjectOptions* cuda,
+                                       const SourceReader& read_source) {
   const auto with_kernels = config.backends_with_kernels();
   const bool has_kernels =
       std::find(with_kernels.begin(), with_kernels.end(), backend) != with_kernels.end();
   if (const auto* torch = std::get_if<config::Torch>(&config.framework); torch && has_kernels) {
-    return torch_project(config, *torch, kernel_dir, unique_id, backend, cuda);
+    return torch_project(config, *torch, kernel_dir, unique_id, backend, cuda, read_source);
   }
   // A [torch] backend without [kernel.*] of its own is built as noarch, as the reference's
   // Nix does, so it gets the noarch _ops.py.

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <map>
 #include <span>
 #include <string>
@@ -34,21 +36,37 @@ struct CudaProjectOptions {
   std::string torch_arch_list;
 };
 
+// A listed source's text, or nullopt when it cannot be read (create_project then assumes the
+// worst of it). The builder reads the kernel's files; without a reader every compiled source
+// is taken to embed the namespace.
+using SourceReader = std::function<std::optional<std::string>(const std::filesystem::path&)>;
+
 // The project for one backend of a kernel:
-// - [torch]: CMakeLists.txt (one abi3 module `<id>.abi3.so` from the [torch] sources and the
-//   `backend`'s [kernel.*] sources; with TORCH_TARGET_VERSION when torch.stable-abi names the
-//   backend), torch-ext/registration.h and
-//   torch-ext/<python name>/_ops.py bound to `_<python name>_<backend>_<unique_id>`;
+// - [torch]: CMakeLists.txt (one abi3 module `module_target(...).abi3.so` from the [torch]
+//   sources and the `backend`'s [kernel.*] sources, which the builder copies into the variant
+//   as `<id>.abi3.so`; with TORCH_TARGET_VERSION when torch.stable-abi names the backend),
+//   torch-ext/registration.h, torch-ext/kernelhub_ops_name.h (TORCH_EXTENSION_NAME: the one
+//   file that names the id, so a new id recompiles only the sources that include it: those
+//   that include registration.h, and those whose text, as `read_source` gives it, says
+//   TORCH_EXTENSION_NAME, which get it with -include; all compiled sources when a listed
+//   header says it) and torch-ext/<python name>/_ops.py bound to
+//   `_<python name>_<backend>_<unique_id>`;
 // - [torch-noarch], and a [torch] backend without [kernel.*] of its own: torch-ext/<python
 //   name>/_ops.py only, which picks the backend at import;
 // - [tvm-ffi]: an error (not supported yet).
 // Source paths in [torch] and [kernel.*] are relative to `kernel_dir`, which should be
-// absolute. A pure function: nothing is read or written.
+// absolute. Nothing is written; only `read_source` reads.
 util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const std::filesystem::path& kernel_dir,
                                        std::string_view unique_id,
                                        types::Backend backend = types::Backend::cpu,
-                                       const CudaProjectOptions* cuda = nullptr);
+                                       const CudaProjectOptions* cuda = nullptr,
+                                       const SourceReader& read_source = {});
+
+// The CMake target and file name (without ".abi3.so") of a [torch] project's module:
+// `_<python name>_<backend>`, the kernel id without its unique part, so the project's
+// CMakeLists.txt is the same for every id.
+std::string module_target(const types::KernelName& name, types::Backend backend);
 
 // Adds pyproject.toml and setup.py to a [torch] or [torch-noarch] project made by
 // create_project, so `pip install --no-build-isolation -e <project>` gives an editable install

@@ -11,6 +11,8 @@ namespace kernelhub::metadata {
 namespace {
 
 constexpr std::size_t k_tree_prefix = 7;
+constexpr std::string_view k_dev_id_prefix = "dev";
+constexpr std::size_t k_dev_id_bytes = 6;  // 48 bits: 10 base32 characters
 
 }  // namespace
 
@@ -48,10 +50,32 @@ std::string unique_id(const UniqueIdSource& source, std::uint64_t random_value) 
   return base32_lower(bytes);
 }
 
-std::string unique_id(const UniqueIdSource& source) {
+std::uint64_t random_id_value() {
   std::random_device device;
-  const std::uint64_t value = (std::uint64_t{device()} << 32) | device();
-  return unique_id(source, value);
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+std::string unique_id(const UniqueIdSource& source) {
+  return unique_id(source, random_id_value());
+}
+
+std::string dev_unique_id(std::uint64_t random_value) {
+  std::string bytes(k_dev_id_bytes, '\0');
+  for (std::size_t i = 0; i < k_dev_id_bytes; ++i) {
+    bytes[i] = static_cast<char>((random_value >> (8 * i)) & 0xFF);
+  }
+  return std::string(k_dev_id_prefix) + base32_lower(bytes);
+}
+
+bool is_dev_unique_id(std::string_view unique) {
+  constexpr std::size_t k_chars = (k_dev_id_bytes * 8 + 4) / 5;
+  if (unique.size() != k_dev_id_prefix.size() + k_chars || !unique.starts_with(k_dev_id_prefix)) {
+    return false;
+  }
+  return std::all_of(unique.begin() + static_cast<std::ptrdiff_t>(k_dev_id_prefix.size()),
+                     unique.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+                     });
 }
 
 std::string kernel_id(const types::KernelName& name, types::Backend backend,

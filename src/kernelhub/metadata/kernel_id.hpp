@@ -32,6 +32,17 @@ std::string unique_id(const UniqueIdSource& source, std::uint64_t random_value);
 // `unique_id` with a fresh random value from std::random_device.
 std::string unique_id(const UniqueIdSource& source);
 
+// The development id of a kernel folder without a git commit: "dev" and 10 lowercase base32
+// characters of `random_value` (its 6 low bytes), e.g. "devk2x7qg4mbn". The builder makes one
+// per folder and keeps it (builder/dev_unique_id.hpp), so rebuilds keep their namespace.
+std::string dev_unique_id(std::uint64_t random_value);
+
+// Whether `unique` has dev_unique_id's shape.
+bool is_dev_unique_id(std::string_view unique);
+
+// A fresh random value from std::random_device.
+std::uint64_t random_id_value();
+
 // Lowercase RFC 4648 base32 without padding.
 std::string base32_lower(std::string_view bytes);
 

@@ -24,7 +24,8 @@ class FakeRunner final : public CommandRunner {
   std::set<std::string> programs = {"python3", "cmake", "ninja", "c++"};
   std::optional<std::string> probe = R"({"torch": "2.15.0", "cxx11_abi": true, "cuda": null,
       "machine": "x86_64", "system": "linux", "cmake_prefix_path": "/venv/torch/share/cmake"})";
-  std::string module_name = "_relu_cpu_abc1234.abi3.so";
+  // The build tree names the module without the unique part; the variant gets the id.
+  std::string module_name = "_relu_cpu.abi3.so";
   int ninja_status = 0;
 
   util::Expected<int> run(const Command& command) override {

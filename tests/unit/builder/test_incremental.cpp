@@ -66,5 +66,31 @@ TEST(Incremental, KeepsAnExplicitJobCount) {
   EXPECT_EQ(cmds.back().argv.size(), 4U);
 }
 
+TEST(Incremental, ATreeConfiguredInAnotherFolderIsStartedAgain) {
+  // The kernel folder was copied with its build/: CMake would refuse the cache.
+  fs::create_directories("b");
+  std::ofstream("b/CMakeCache.txt") << "CMAKE_CACHEFILE_DIR:INTERNAL=/elsewhere/b\nX:BOOL=ON\n";
+  touch("b/build.ninja");
+  touch("b/CMakeFiles/old.o");
+  auto cmds = commands();
+  const auto build = prepare_incremental(cmds, "b", types::Backend::cpu);
+  EXPECT_EQ(cmds.size(), 2U) << "configured again";
+  EXPECT_TRUE(build.configure_stamp.has_value());
+  EXPECT_FALSE(fs::exists("b/CMakeCache.txt"));
+  EXPECT_FALSE(fs::exists("b/CMakeFiles/old.o"));
+}
+
+TEST(Incremental, ATreeConfiguredHereKeepsItsObjects) {
+  fs::create_directories("b");
+  std::ofstream("b/CMakeCache.txt")
+      << "CMAKE_CACHEFILE_DIR:INTERNAL=" << fs::absolute("b").string() << "\n";
+  touch("b/CMakeFiles/old.o");
+  auto cmds = commands();
+  (void)prepare_incremental(cmds, "b", types::Backend::cpu);
+  EXPECT_EQ(cmds.size(), 2U) << "no stamp: configured (in place)";
+  EXPECT_TRUE(fs::exists("b/CMakeCache.txt"));
+  EXPECT_TRUE(fs::exists("b/CMakeFiles/old.o"));
+}
+
 }  // namespace
 }  // namespace kernelhub::builder

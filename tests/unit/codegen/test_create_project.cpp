@@ -61,6 +61,7 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/glibc_compat.cpp",
                                              "compat/glibc_pins.h", "compat/stdcxx_nonshared.py",
+                                             "torch-ext/kernelhub_ops_name.h",
                                              "torch-ext/registration.h",
                                              "torch-ext/relu_op/_ops.py"}));
 }
@@ -92,7 +93,9 @@ TEST(CreateProject, CMakeListsBuildsAnAbi3ModuleFromTheBackendsSources) {
   const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
   ASSERT_TRUE(files.has_value()) << files.error().message;
   const auto& cmake = content(*files, "CMakeLists.txt");
-  EXPECT_TRUE(contains(cmake, "set(OPS_NAME \"_relu_op_cpu_abc1234\")"));
+  // The target is named without the unique part: the file is the same for every id.
+  EXPECT_TRUE(contains(cmake, "set(OPS_NAME \"_relu_op_cpu\")"));
+  EXPECT_FALSE(contains(cmake, "abc1234"));
   EXPECT_TRUE(contains(cmake, "set(CMAKE_EXPORT_COMPILE_COMMANDS ON)"));
   // A cpu build: torch located without importing it, its CPU libraries only, not its CMake
   // package (which would turn on CUDA and link libtorch_cuda.so for a CUDA torch).
@@ -107,7 +110,7 @@ TEST(CreateProject, CMakeListsBuildsAnAbi3ModuleFromTheBackendsSources) {
   EXPECT_TRUE(contains(cmake, "SUFFIX \".abi3.so\""));
   EXPECT_TRUE(contains(cmake, "PREFIX \"\""));
   EXPECT_TRUE(contains(cmake, "Py_LIMITED_API=0x03090000"));
-  EXPECT_TRUE(contains(cmake, "TORCH_EXTENSION_NAME=${OPS_NAME}"));
+  EXPECT_FALSE(contains(cmake, "TORCH_EXTENSION_NAME=")) << "not a define of every source";
   EXPECT_TRUE(contains(cmake, "CPU_KERNEL"));
   EXPECT_TRUE(contains(cmake, "-fno-gnu-unique"));
   EXPECT_TRUE(contains(cmake, "CXX_VISIBILITY_PRESET hidden"));
@@ -136,6 +139,85 @@ TEST(CreateProject, RegistrationHeaderExpandsTheNameMacro) {
         "#define REGISTER_EXTENSION(NAME)", "PyModule_Create", "#include <Python.h>"}) {
     EXPECT_TRUE(contains(header, macro)) << macro;
   }
+}
+
+TEST(CreateProject, OnlyTheOpsNameHeaderNamesTheId) {
+  const auto files = create_project(parse_config(k_relu), "/src/relu", "abc1234");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  EXPECT_TRUE(contains(content(*files, "torch-ext/kernelhub_ops_name.h"),
+                       "#define TORCH_EXTENSION_NAME _relu_op_cpu_abc1234\n"));
+  EXPECT_TRUE(contains(content(*files, "torch-ext/registration.h"),
+                       "#include \"kernelhub_ops_name.h\""));
+  const auto other = create_project(parse_config(k_relu), "/src/relu", "def5678");
+  ASSERT_TRUE(other.has_value());
+  for (const auto& file : files->files()) {
+    if (file.path != "torch-ext/kernelhub_ops_name.h" && file.path != "torch-ext/relu_op/_ops.py") {
+      EXPECT_EQ(file.content, content(*other, file.path)) << file.path << " depends on the id";
+    }
+  }
+}
+
+// The ops-name header is forced (-include) into the listed sources whose text names
+// TORCH_EXTENSION_NAME, and only those.
+std::vector<std::string> included_sources(const std::string& cmake) {
+  std::vector<std::string> sources;
+  const std::string prefix = "set_property(SOURCE \"";
+  for (auto at = cmake.find(prefix); at != std::string::npos; at = cmake.find(prefix, at + 1)) {
+    const auto end = cmake.find('"', at + prefix.size());
+    const auto line_end = cmake.find("kernelhub_ops_name.h", end);
+    if (line_end != std::string::npos && line_end - end < 160) {
+      sources.push_back(cmake.substr(at + prefix.size(), end - at - prefix.size()));
+    }
+  }
+  return sources;
+}
+
+TEST(CreateProject, OnlySourcesThatNameTheNamespaceGetTheOpsNameHeader) {
+  const SourceReader reader = [](const std::filesystem::path& path) -> std::optional<std::string> {
+    if (path == "/src/relu/torch-ext/torch_binding.cpp") {
+      return "TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {}";
+    }
+    return "void relu();";
+  };
+  const auto files =
+      create_project(parse_config(k_relu), "/src/relu", "abc1234", types::Backend::cpu, nullptr,
+                     reader);
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  EXPECT_EQ(included_sources(content(*files, "CMakeLists.txt")),
+            (std::vector<std::string>{"/src/relu/torch-ext/torch_binding.cpp"}));
+}
+
+TEST(CreateProject, AHeaderOrAnUnreadableSourceThatMayNameTheNamespaceGivesItToEverySource) {
+  const auto config = parse_config(k_relu);
+  const std::vector<std::string> every{"/src/relu/torch-ext/torch_binding.cpp",
+                                       "/src/relu/relu_cpu/relu.cpp"};
+  const SourceReader header = [](const std::filesystem::path& path) -> std::optional<std::string> {
+    if (path == "/src/relu/torch-ext/torch_binding.h") {
+      return "#define MY_NS TORCH_EXTENSION_NAME";
+    }
+    return "int x;";
+  };
+  const auto with_header =
+      create_project(config, "/src/relu", "abc1234", types::Backend::cpu, nullptr, header);
+  ASSERT_TRUE(with_header.has_value());
+  EXPECT_EQ(included_sources(content(*with_header, "CMakeLists.txt")), every);
+
+  const SourceReader unreadable = [](const std::filesystem::path& path) -> std::optional<std::string> {
+    if (path == "/src/relu/relu_cpu/relu.cpp") {
+      return std::nullopt;
+    }
+    return "int x;";
+  };
+  const auto with_unreadable =
+      create_project(config, "/src/relu", "abc1234", types::Backend::cpu, nullptr, unreadable);
+  ASSERT_TRUE(with_unreadable.has_value());
+  EXPECT_EQ(included_sources(content(*with_unreadable, "CMakeLists.txt")),
+            (std::vector<std::string>{"/src/relu/relu_cpu/relu.cpp"}));
+
+  // Without a reader nothing is known of the sources.
+  const auto without = create_project(config, "/src/relu", "abc1234");
+  ASSERT_TRUE(without.has_value());
+  EXPECT_EQ(included_sources(content(*without, "CMakeLists.txt")), every);
 }
 
 TEST(CreateProject, NoarchProjectIsTheRuntimeBackendOps) {
@@ -182,6 +264,7 @@ TEST(PythonPackaging, NamesTheCompiledModuleAndTheKernelsPackage) {
             std::string::npos)
       << setup;
   EXPECT_NE(setup.find("OPS_NAME = \"_relu_op_cpu_u1\"\n"), std::string::npos) << setup;
+  EXPECT_NE(setup.find("MODULE_FILE = \"_relu_op_cpu.abi3.so\"\n"), std::string::npos) << setup;
   const auto& pyproject = content(*files, "pyproject.toml");
   EXPECT_NE(pyproject.find("name = \"relu-op\"\nversion = \"1\"\n"), std::string::npos)
       << pyproject;

@@ -188,7 +188,8 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
                  "one beside kernel-builder when it has one, else PATH's)")
       ->capture_default_str();
   sub.add_option("--unique-id", options.unique_id,
-                 "the unique part of the kernel id (default: from git, else random)");
+                 "the unique part of the kernel id (default: from git, else the folder's "
+                 "development id, kept in build/.kernelhub/dev-id.json)");
   sub.add_option("--abi-check", options.abi_check,
                  "run check-abi on the built variants: report violations as warnings, fail "
                  "the build on them, or skip the check")

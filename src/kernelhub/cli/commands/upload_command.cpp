@@ -5,6 +5,8 @@
 // stale files deleted, "no changes" when the Hub already has every byte.
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/abi/library_discovery.hpp>
+#include <kernelhub/builder/build_inputs.hpp>
 #include <kernelhub/cli/commands/build_checks.hpp>
 #include <kernelhub/cli/commands/build_upload_steps.hpp>
 #include <kernelhub/cli/command_support.hpp>
@@ -122,6 +125,33 @@ std::string tree_page(const hub::Endpoint& endpoint, const hub::RepoRef& repo,
                      branch);
 }
 
+// Refuses a build/ that does not come from the kernel as it is now (builder/build_inputs.hpp):
+// another version in build.toml, another kernel id (a new commit, a copied folder), changed
+// sources. Only a kernel whose build.toml reads is checked; a folder of variants alone is not.
+void refuse_stale_build(const fs::path& dir,
+                        const std::map<std::string, std::optional<std::uint64_t>>& variants) {
+  util::DiagnosticCollector sink;
+  const auto loaded = config::load_build_config(dir, sink);
+  if (!loaded) {
+    return;
+  }
+  std::vector<std::string> stale;
+  for (const auto& [name, version] : variants) {
+    const auto reasons = builder::stale_reasons(dir, loaded->config, name, version);
+    if (!reasons.empty()) {
+      stale.push_back(fmt::format("  {}: {}", name, fmt::join(reasons, "; ")));
+    }
+  }
+  if (stale.empty()) {
+    return;
+  }
+  throw util::FatalError(fmt::format(
+      "build/ does not come from the kernel as it is now, so it is not uploaded:\n{}\n"
+      "Run `kernel-builder build {}` (it recompiles only what changed), then upload again; "
+      "`kernel-builder clean {}` first removes variants the build no longer makes.",
+      fmt::join(stale, "\n"), dir.string(), dir.string()));
+}
+
 }  // namespace
 
 void run_upload(const UploadOptions& options) {
@@ -149,16 +179,22 @@ void run_upload(const UploadOptions& options) {
   std::set<std::uint64_t> versions;
   std::vector<std::string> dirty;
   std::vector<hub::UploadVariant> variants;
+  std::map<std::string, std::optional<std::uint64_t>> built_versions;
   for (const auto& variant_dir : variant_dirs) {
     const auto name = variant_dir.filename().string();
     variants.push_back(hub::UploadVariant{name, variant_dir});
+    built_versions[name] = std::nullopt;
     // Unreadable metadata is skipped here, as the reference does; check-builds reports it.
     if (auto metadata = metadata::read_metadata_file(variant_dir / "metadata.json")) {
       versions.insert(metadata->version);
+      built_versions[name] = metadata->version;
       if (metadata->is_dirty()) {
         dirty.push_back(name);
       }
     }
+  }
+  if (variants_root == dir / "build") {
+    refuse_stale_build(dir, built_versions);
   }
   if (!dirty.empty()) {
     fmt::print(stderr,
