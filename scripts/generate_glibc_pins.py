@@ -132,6 +132,9 @@ def render(pinned, source_version):
         lines.append(f'KERNELHUB_GLIBC_PIN({symbol}, "{format_version(version)}", '
                      f'"{format_version(aarch64)}")')
     lines += ["", "#undef KERNELHUB_GLIBC_PIN", "", "#endif", ""]
+    # Block comments: the header is also forced into C sources written to C90 (libgit2 and
+    # curl in the wheel's build, kernels in C), where // is an error.
+    lines = [f"/* {line[3:]} */" if line.startswith("// ") else line for line in lines]
     return "\n".join(lines)
 
 

@@ -20,6 +20,8 @@ apt_packages=(
   libcmark-gfm-dev libcmark-gfm-extensions-dev chromium
   # tests/e2e/test_serve_lfs.py clones a served repo and fetches its LFS files with git-lfs
   git-lfs
+  # tests/e2e/test_wheel.py runs the installed wheel in a sandbox that hides these libraries
+  bubblewrap
 )
 
 missing=()

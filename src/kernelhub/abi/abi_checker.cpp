@@ -62,7 +62,9 @@ void AbiChecker::check(const ObjectFile& object, std::string_view library,
   } else {
     check_macos(object.mach_o, m_macos, library, sink);
   }
-  check_python_abi(undefined, m_data->python_stable_abi, m_python_abi, library, sink);
+  if (!is_single_cpython_extension(library)) {
+    check_python_abi(undefined, m_data->python_stable_abi, m_python_abi, library, sink);
+  }
   if (m_torch_stable_abi) {
     check_torch_stable_abi(undefined, m_data->torch_shims, *m_torch_stable_abi, library, sink);
   }

@@ -5,6 +5,18 @@
 
 namespace kernelhub::abi {
 
+bool is_single_cpython_extension(std::string_view library) {
+  const auto slash = library.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? library : library.substr(slash + 1);
+  const auto tag = name.find(".cpython-");
+  if (tag == std::string_view::npos || !name.ends_with(".so")) {
+    return false;
+  }
+  const std::string_view digits = name.substr(tag + 9);
+  return digits.size() > 2 && digits[0] >= '0' && digits[0] <= '9' && digits[1] >= '0' &&
+         digits[1] <= '9';
+}
+
 void check_python_abi(const std::vector<std::string>& undefined, const VersionTable& stable_abi,
                       const types::Version& target, std::string_view library,
                       ViolationSink& sink) {

@@ -33,6 +33,12 @@ void check_dependencies(const ElfFile& elf, const ResolvedPolicy& policy,
                         const StringSet& torch_library_stems, std::string_view library,
                         ViolationSink& sink);
 
+// Whether `library`'s file name tags it for one CPython (PEP 3149:
+// `_name.cpython-311-x86_64-linux-gnu.so`): such an extension is built against that
+// interpreter's full API, so the stable-ABI rule below is not applied to it (check-abi on
+// kernelhub's own wheel, docs/wheels.md). `.abi3.so` and untagged libraries are checked.
+bool is_single_cpython_extension(std::string_view library);
+
 // Undefined Py*/_Py* symbols must be in CPython's stable ABI, added no later than `target`.
 void check_python_abi(const std::vector<std::string>& undefined, const VersionTable& stable_abi,
                       const types::Version& target, std::string_view library,

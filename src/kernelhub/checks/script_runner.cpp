@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -99,6 +100,33 @@ void write_ignoring_closed_pipe(int fd, std::string_view data) {
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
+// posix_spawn_file_actions_addchdir_np is glibc 2.29; the wheel's binaries run on 2.28
+// (docs/wheels.md), so it is looked up when first needed rather than linked.
+using AddChdir = int (*)(posix_spawn_file_actions_t*, const char*);
+AddChdir find_add_chdir() {
+  static const auto found =
+      reinterpret_cast<AddChdir>(::dlsym(RTLD_DEFAULT, "posix_spawn_file_actions_addchdir_np"));
+  return found;
+}
+
+// The argv that runs `argv` in `cwd`: a chdir file action where glibc has one, else the
+// program started through /bin/sh, which changes directory and execs it (PATH searched as
+// posix_spawnp would).
+std::vector<std::string> argv_in_directory(const std::vector<std::string>& argv,
+                                           const std::string& cwd,
+                                           posix_spawn_file_actions_t* actions) {
+  if (cwd.empty()) {
+    return argv;
+  }
+  if (AddChdir add_chdir = find_add_chdir()) {
+    add_chdir(actions, cwd.c_str());
+    return argv;
+  }
+  std::vector<std::string> wrapped = {"/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", cwd};
+  wrapped.insert(wrapped.end(), argv.begin(), argv.end());
+  return wrapped;
+}
+
 }  // namespace
 
 util::Expected<StartedScript> StartedScript::start(const Script& script) {
@@ -121,11 +149,7 @@ util::Expected<StartedScript> StartedScript::start(const Script& script) {
   posix_spawn_file_actions_adddup2(&actions, input[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, output[1], STDERR_FILENO);
-  const auto cwd = script.cwd.string();
-  if (!cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  }
-  auto argv_strings = script.argv;
+  auto argv_strings = argv_in_directory(script.argv, script.cwd.string(), &actions);
   auto env_strings = environment_for(script);
   auto argv = pointers(argv_strings);
   auto envp = pointers(env_strings);
@@ -217,11 +241,7 @@ util::Expected<ScriptOutput> SubprocessScriptRunner::run(const Script& script) {
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-  const auto cwd = script.cwd.string();
-  if (!cwd.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  }
-  auto argv_strings = script.argv;
+  auto argv_strings = argv_in_directory(script.argv, script.cwd.string(), &actions);
   auto env_strings = environment_for(script);
   auto argv = pointers(argv_strings);
   auto envp = pointers(env_strings);

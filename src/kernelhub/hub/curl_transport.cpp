@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/hub/http_transport.hpp>
 
+#include <kernelhub/hub/ca_bundle.hpp>
+
 #include <mutex>
 
 #include <curl/curl.h>
 #include <fmt/format.h>
 
-// The only file that includes libcurl.
+// With ca_bundle.cpp, the only file that includes libcurl.
 namespace kernelhub::hub {
 
 namespace {
@@ -139,6 +141,9 @@ public:
 
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (const auto& bundle = ca_bundle()) {
+      curl_easy_setopt(h, CURLOPT_CAINFO, bundle->c_str());
+    }
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     // Redirects are followed by HubClient, which checks each target; this is the second line:
     // a gopher:// or file:// URL that got past it still sends nothing anywhere.

@@ -113,6 +113,15 @@ TEST(DependencyRule, StrictPolicyForbidsDynamicLibstdcxx) {
   EXPECT_TRUE(current.all().empty());
 }
 
+TEST(PythonAbiRule, SingleCPythonExtensionsAreTold) {
+  EXPECT_TRUE(is_single_cpython_extension("_kernelhub.cpython-311-x86_64-linux-gnu.so"));
+  EXPECT_TRUE(is_single_cpython_extension("/w/kernelhub/_kernelhub.cpython-313t-x86_64-linux-gnu.so"));
+  EXPECT_FALSE(is_single_cpython_extension("_relu_abc.abi3.so"));
+  EXPECT_FALSE(is_single_cpython_extension("/w/cpython-311/librelu.so"));
+  EXPECT_FALSE(is_single_cpython_extension("x.cpython-.so"));
+  EXPECT_FALSE(is_single_cpython_extension("libtorch_cpu.so"));
+}
+
 TEST(PythonAbiRule, TooNewAndNonStableSymbols) {
   std::vector<std::string> undefined = {"PyBuffer_Release", "PyLong_AsLong", "_PyObject_New",
                                         "_PyObject_GetDictPtr", "malloc", "Python_thing"};

@@ -2,6 +2,7 @@
 #include <kernelhub/server/web/markdown_budget.hpp>
 
 #include <link.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -250,7 +251,8 @@ MarkdownBudget::Outcome MarkdownBudget::run(void (*work)(void*), void* context) 
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = timer_signal();
-  event._sigev_un._tid = ::gettid();
+  // syscall rather than gettid(3), which glibc has only since 2.30 (the wheel runs on 2.28).
+  event._sigev_un._tid = static_cast<pid_t>(::syscall(SYS_gettid));
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &event, &m_timer) != 0) {
     return Outcome::no_timer;
   }

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+# KERNELHUB_PORTABLE=ON: the build that goes into the wheel (docs/wheels.md). Its programs and
+# its Python extension run on any x86_64 Linux with glibc 2.28 or newer (manylinux_2_28), with
+# no library beyond glibc, libstdc++ and libgcc_s:
+#   - every source gets templates/project/compat/glibc_pins.h (-include), as kernels do;
+#   - third-party libraries are the static archives scripts/wheel/build-deps.sh puts in
+#     KERNELHUB_PORTABLE_DEPS (curl and libgit2 built from Debian's sources, Debian's OpenSSL,
+#     zlib, http-parser and cmark-gfm archives with their glibc references pinned); toml++ and
+#     fmt are compiled in;
+#   - libstdc++ is linked statically from a pinned copy of libstdc++.a, and the glibc
+#     functions with no version at or below 2.28 that the code or libstdc++ calls (the stat
+#     family, arc4random, __libc_single_threaded) get hidden definitions
+#     (cmake/portable/glibc_shims.c);
+#   - executables start from cmake/portable/start.S instead of glibc 2.36's Scrt1.o.
+set(KERNELHUB_PORTABLE_DEPS "" CACHE PATH "Prefix of the static libraries (scripts/wheel/build-deps.sh)")
+if(NOT EXISTS "${KERNELHUB_PORTABLE_DEPS}/lib/libcurl.a")
+  message(FATAL_ERROR "KERNELHUB_PORTABLE needs KERNELHUB_PORTABLE_DEPS, the prefix that "
+                      "scripts/wheel/build-deps.sh fills (no lib/libcurl.a in "
+                      "\"${KERNELHUB_PORTABLE_DEPS}\")")
+endif()
+if(NOT CMAKE_SYSTEM_PROCESSOR STREQUAL "x86_64")
+  message(FATAL_ERROR "KERNELHUB_PORTABLE: only x86_64 has a start file (cmake/portable/start.S)")
+endif()
+
+set(kh_compat_dir "${PROJECT_SOURCE_DIR}/templates/project/compat")
+set(kh_glibc_pins "${kh_compat_dir}/glibc_pins.h")
+add_compile_options("SHELL:-include ${kh_glibc_pins}")
+add_compile_definitions(KERNELHUB_PORTABLE=1)
+
+find_package(Threads REQUIRED)
+set(kh_deps_lib "${KERNELHUB_PORTABLE_DEPS}/lib")
+
+# kh_static_import(TARGET FILE [LINK ...]): an imported static archive of the deps prefix.
+function(kh_static_import target file)
+  add_library(${target} STATIC IMPORTED GLOBAL)
+  set_target_properties(${target} PROPERTIES
+    IMPORTED_LOCATION "${kh_deps_lib}/${file}"
+    INTERFACE_INCLUDE_DIRECTORIES "${KERNELHUB_PORTABLE_DEPS}/include"
+    INTERFACE_LINK_LIBRARIES "${ARGN}")
+endfunction()
+
+kh_static_import(ZLIB::ZLIB libz.a)
+kh_static_import(OpenSSL::Crypto libcrypto.a Threads::Threads ${CMAKE_DL_LIBS})
+kh_static_import(OpenSSL::SSL libssl.a OpenSSL::Crypto)
+kh_static_import(CURL::libcurl libcurl.a OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB Threads::Threads)
+set_property(TARGET CURL::libcurl APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS CURL_STATICLIB)
+kh_static_import(kh_http_parser libhttp_parser.a)
+kh_static_import(PkgConfig::LIBGIT2 libgit2.a kh_http_parser ZLIB::ZLIB Threads::Threads)
+kh_static_import(kh_cmark_gfm libcmark-gfm.a)
+kh_static_import(PkgConfig::CMARK_GFM libcmark-gfm-extensions.a kh_cmark_gfm)
+set(OPENSSL_FOUND TRUE)
+
+# toml++ and fmt: compiled into our layers instead of Debian's shared libraries.
+add_library(kh_tomlplusplus STATIC "${PROJECT_SOURCE_DIR}/cmake/portable/tomlplusplus_impl.cpp")
+target_compile_definitions(kh_tomlplusplus PUBLIC TOML_HEADER_ONLY=0)
+target_compile_features(kh_tomlplusplus PUBLIC cxx_std_17)
+add_library(tomlplusplus::tomlplusplus ALIAS kh_tomlplusplus)
+add_library(kh_fmt INTERFACE)
+target_compile_definitions(kh_fmt INTERFACE FMT_HEADER_ONLY=1)
+add_library(fmt::fmt ALIAS kh_fmt)
+
+# Hidden definitions every final binary links (kh_portable_link below).
+add_library(kh_portable_compat OBJECT
+  "${kh_compat_dir}/glibc_compat.cpp"
+  "${PROJECT_SOURCE_DIR}/cmake/portable/glibc_shims.c")
+target_compile_definitions(kh_portable_compat PRIVATE _GNU_SOURCE)
+
+# libstdc++ linked statically, from a copy of the compiler's libstdc++.a with its glibc
+# references pinned (scripts/wheel/pin_archive.py), found first through -L. Not the
+# nonshared archive kernels use: that mixes private copies of some libstdc++ objects with the
+# shared library, and a private copy of, say, the locale facets' ids then disagrees with the
+# facets the shared library installed (std::regex threw std::bad_cast). A binary of the wheel
+# shares no C++ object with another library, so a whole private libstdc++ is safe; with
+# --exclude-libs,ALL none of it is exported.
+set(kh_portable_lib "${CMAKE_BINARY_DIR}/portable/lib")
+file(MAKE_DIRECTORY "${kh_portable_lib}")
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+execute_process(COMMAND "${CMAKE_CXX_COMPILER}" -print-file-name=libstdc++.a
+                OUTPUT_VARIABLE kh_libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT IS_ABSOLUTE "${kh_libstdcxx}" OR NOT EXISTS "${kh_libstdcxx}")
+  message(FATAL_ERROR "KERNELHUB_PORTABLE: no static libstdc++.a next to ${CMAKE_CXX_COMPILER}")
+endif()
+execute_process(
+  COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/scripts/wheel/pin_archive.py"
+          --pins "${kh_glibc_pins}" --objcopy "${CMAKE_OBJCOPY}" "${kh_libstdcxx}"
+          "${kh_portable_lib}/libstdc++.a"
+  COMMAND_ERROR_IS_FATAL ANY)
+file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/portable/startfiles")
+
+# The start file (Scrt1.o, found first through -B) for executables.
+set(kh_startfiles "${CMAKE_BINARY_DIR}/portable/startfiles")
+execute_process(
+  COMMAND "${CMAKE_C_COMPILER}" -c -fPIC "${PROJECT_SOURCE_DIR}/cmake/portable/start.S"
+          -o "${kh_startfiles}/start.o"
+  COMMAND_ERROR_IS_FATAL ANY)
+execute_process(
+  COMMAND "${CMAKE_C_COMPILER}" -c -fPIC -O2 "${PROJECT_SOURCE_DIR}/cmake/portable/start_init.c"
+          -o "${kh_startfiles}/start_init.o"
+  COMMAND_ERROR_IS_FATAL ANY)
+execute_process(
+  COMMAND "${CMAKE_LINKER}" -r "${kh_startfiles}/start.o" "${kh_startfiles}/start_init.o"
+          -o "${kh_startfiles}/Scrt1.o"
+  COMMAND_ERROR_IS_FATAL ANY)
+
+# kh_portable_link(TARGET): what each executable, Python extension or shared library of the
+# wheel links on top of its own libraries.
+# At the end of every link line. libpthread, libdl and librt are named (their .so.N files: 2.34 and later install only empty .a archives
+# under the -l names) even though glibc 2.34 moved their functions into libc: on glibc
+# 2.28 the pinned references (pthread_create@GLIBC_2.2.5, ...) are found only in them.
+set(CMAKE_CXX_STANDARD_LIBRARIES
+    "-Wl,--push-state,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -l:librt.so.1 -Wl,--pop-state")
+function(kh_portable_link target)
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:kh_portable_compat>)
+  target_link_options(${target} PRIVATE "-L${kh_portable_lib}" -static-libstdc++)
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL" "LINKER:--as-needed")
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "EXECUTABLE")
+    target_link_options(${target} PRIVATE "-B${kh_startfiles}")
+  endif()
+endfunction()

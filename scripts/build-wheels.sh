@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds kernelhub's wheels into build/wheel/dist (docs/wheels.md): one manylinux_2_28 x86_64
+# wheel per CPython, each with the Python package and its extension, the kernel-builder and
+# kernelhub programs (installed on PATH by pip), everything linked statically but glibc,
+# libstdc++ and libgcc_s. Every binary is then checked by auditwheel and by our own check-abi.
+#
+#   bash scripts/build-wheels.sh                 # CPython 3.10, 3.11, 3.12 and 3.13
+#   bash scripts/build-wheels.sh 3.11            # only the ones named
+#
+# Interpreters: python3.X on PATH, else pyenv's newest 3.X. Downloads: the Debian sources that
+# scripts/wheel/sources.txt pins, and the wheel-building tools of scripts/wheel/requirements.txt
+# from PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+versions=("$@")
+((${#versions[@]})) || versions=(3.10 3.11 3.12 3.13)
+work=$root/build/wheel
+dist=$work/dist
+mkdir -p "$dist" "$work/raw"
+
+find_python() {
+  local version=$1 candidate
+  if candidate=$(command -v "python$version"); then echo "$candidate"; return; fi
+  for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".* 2>/dev/null | sort -V -r); do
+    if [ -x "$candidate/bin/python$version" ]; then echo "$candidate/bin/python$version"; return; fi
+  done
+  echo "build-wheels: no Python $version (python$version on PATH or pyenv's $version.*)" >&2
+  return 1
+}
+
+bash scripts/wheel/build-deps.sh "$work/deps"
+project_version=$(sed -n 's/^project(kernelhub VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+
+for version in "${versions[@]}"; do
+  python=$(find_python "$version")
+  tag=cp${version/./}
+  echo "build-wheels: $tag with $python" >&2
+  venv=$work/venv-$tag
+  if [ ! -x "$venv/bin/python" ]; then
+    "$python" -m venv "$venv"
+  fi
+  if ! cmp -s scripts/wheel/requirements.txt "$venv/.requirements"; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r scripts/wheel/requirements.txt
+    cp scripts/wheel/requirements.txt "$venv/.requirements"
+  fi
+  tree=$work/$tag
+  cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELHUB_PORTABLE=ON \
+    -DKERNELHUB_PORTABLE_DEPS="$work/deps" -DKERNELHUB_BUILD_TESTS=OFF \
+    -DPython_EXECUTABLE="$venv/bin/python" -DPython3_EXECUTABLE="$venv/bin/python" \
+    -Dpybind11_DIR="$("$venv/bin/python" -m pybind11 --cmakedir)" >/dev/null
+  cmake --build "$tree" --target kernel-builder kernelhub _kernelhub
+
+  stage=$work/stage-$tag
+  rm -rf "$stage"
+  data=$stage/kernelhub-$project_version.data
+  info=$stage/kernelhub-$project_version.dist-info
+  mkdir -p "$stage/kernelhub/layer" "$data/scripts" "$info"
+  cp python/kernelhub/*.py "$stage/kernelhub/"
+  cp python/kernelhub/layer/*.py "$stage/kernelhub/layer/"
+  cp "$tree"/python/kernelhub/_kernelhub*.so "$stage/kernelhub/"
+  cp "$tree/src/kernelhub/cli/kernel-builder" "$tree/src/kernelhub/cli/kernelhub" "$data/scripts/"
+  strip --strip-unneeded "$data/scripts/"* "$stage"/kernelhub/_kernelhub*.so
+  "$venv/bin/python" scripts/wheel/write_metadata.py --pyproject python/pyproject.toml \
+    --version "$project_version" --tag "$tag-$tag-linux_x86_64" --readme README.md "$info"
+
+  rm -f "$dist/kernelhub-$project_version-$tag-$tag-"*.whl
+  "$venv/bin/python" -m wheel pack "$stage" --dest-dir "$work/raw" >/dev/null
+  raw=$work/raw/kernelhub-$project_version-$tag-$tag-linux_x86_64.whl
+  # Nothing to graft: repair checks the policy and retags the wheel.
+  PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat manylinux_2_28_x86_64 \
+    --wheel-dir "$dist" "$raw" >/dev/null
+  wheel=$(ls "$dist/kernelhub-$project_version-$tag-$tag-"*manylinux_2_28_x86_64*.whl)
+  PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" show "$wheel"
+  "$tree/src/kernelhub/cli/kernel-builder" check-abi --manylinux manylinux_2_28 \
+    "$stage"/kernelhub/_kernelhub*.so "$data/scripts/kernel-builder" "$data/scripts/kernelhub"
+  echo "build-wheels: $wheel ($(du -h "$wheel" | cut -f1))" >&2
+done
