@@ -22,7 +22,10 @@ mkdir -p "$dist" "$work/raw"
 
 find_python() {
   local version=$1 candidate
-  if candidate=$(command -v "python$version"); then echo "$candidate"; return; fi
+  # A pyenv shim is on PATH for every installed version but runs only the selected ones.
+  if candidate=$(command -v "python$version") && "$candidate" -c "" 2>/dev/null; then
+    echo "$candidate"; return
+  fi
   for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".* 2>/dev/null | sort -V -r); do
     if [ -x "$candidate/bin/python$version" ]; then echo "$candidate/bin/python$version"; return; fi
   done
