@@ -84,3 +84,68 @@ def test_a_signature_mismatch_names_the_operator_schemas_and_reason(kernel_build
     checked = run([kernel_builder, "check-load", aside, "--python", PYTHON, "--json"])
     [entry] = json.loads(checked.stdout)["variants"]
     assert entry["error"] == failed["error"]
+
+
+@pytest.fixture(scope="module")
+def fixed_namespace(kernel_builder, template, tmp_path_factory):
+    """`TORCH_LIBRARY(rms_norm, ops)` built with --skip-checks: it compiles and loads."""
+    kernel = project(template, tmp_path_factory.mktemp("fixed"),
+                     "TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)",
+                     "TORCH_LIBRARY(rms_norm, ops)")
+    result = build(kernel_builder, kernel, "--skip-checks", "--json")
+    assert result.returncode == 0, result.stderr
+    [variant] = json.loads(result.stdout)["variants"]
+    return kernel, variant["name"]
+
+
+def test_check_load_fails_when_the_ops_are_not_in_the_builds_namespace(kernel_builder,
+                                                                      fixed_namespace):
+    kernel, name = fixed_namespace
+    # What the author saw: the package's ops namespace is empty.
+    probe = run([PYTHON, "-c", "import sys, kernels\n"
+                 "k = kernels.get_local_kernel(__import__('pathlib').Path(sys.argv[1]))\n"
+                 "k.rms_norm(__import__('torch').ones(3))", kernel / "build" / name])
+    assert "has no attribute 'rms_norm'" in probe.stderr
+
+    result = run([kernel_builder, "check-load", kernel, "--python", PYTHON])
+    assert result.returncode == 1
+    assert "the kernel's ops are not in its build's namespace: this load registered " \
+        "rms_norm::rms_norm, and torch.ops._rms_norm_cpu_fixed (the package's `ops`" \
+        in result.stderr
+    assert "\n  register them with TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops)" \
+        in result.stderr
+
+    # check-ops says what happens instead of an abort that does not happen.
+    ops = run([kernel_builder, "check-ops", kernel])
+    assert ops.returncode == 1
+    assert "aborts" not in ops.stderr
+    assert "its ops land in torch.ops.rms_norm instead of the build's namespace" in ops.stderr
+    assert "raises AttributeError" in ops.stderr
+
+
+def test_check_builds_knows_what_this_machine_builds_and_how_to_build_the_rest(kernel_builder,
+                                                                               fixed_namespace):
+    kernel, name = fixed_namespace
+    listed = run([kernel_builder, "list-variants", kernel], check=True).stdout.split()
+    assert listed == [name]
+    result = run([kernel_builder, "check-builds", kernel, "--json"])
+    report = json.loads(result.stdout)
+    matrix = run([kernel_builder, "list-variants", kernel, "--all", "--json"], check=True)
+    systems = json.loads(matrix.stdout)["systems"]
+    if name in report["expected"]:
+        pytest.skip(f"this machine's torch builds {name}, which is in the compliance matrix")
+    assert report["unexpected"] == []
+    assert report["built_here"] == [name]
+    # Every missing variant comes with a command, and the --torch lists are the variants'.
+    commanded = [v for command in report["build_commands"] for v in command["variants"]]
+    assert sorted(commanded) == sorted(report["missing"])
+    system = name.split("-", 3)[3]  # torch215-cxx11-cpu-x86_64-linux: x86_64-linux
+    local = [v for s in systems if s["system"] == system for v in s["variants"]]
+    torches = ",".join(dict.fromkeys(v["torch"] for v in local))
+    assert {"where": "here", "command": f"kernel-builder build {kernel} --torch {torches}",
+            "variants": [v["name"] for v in local]} in report["build_commands"]
+    text = run([kernel_builder, "check-builds", kernel])
+    assert f"built here, outside the compliance matrix (1, by this machine's torch" \
+        in text.stdout
+    assert f"  here: kernel-builder build {kernel} --torch {torches}\n" in text.stdout
+    assert "unexpected" not in text.stdout

@@ -59,7 +59,34 @@ variant, backend = request[:-1].split("\t")
 
 // Then the load. Printing the module's name last lets the caller see the load got that far.
 constexpr std::string_view k_load = R"py(try:
+    import torch
+    ops_before = set(torch._C._dispatch_get_all_op_names())
+except Exception:
+    torch = None
+try:
     module = kernels.get_local_kernel(pathlib.Path(variant), backend=backend)
+    # The ops must be where the package calls them (issue 22 §7): in the build's namespace,
+    # the `ops` of its generated _ops module. A library that registers them under a namespace
+    # of its own (TORCH_LIBRARY(name, m)) loads fine, and then every `ops.<name>` call raises
+    # AttributeError. Each op of the namespace is resolved, as a call would.
+    ops_module = sys.modules.get(module.__name__ + "._ops")
+    ops = getattr(ops_module, "ops", None)
+    if torch is not None and isinstance(ops, torch._ops._OpNamespace):
+        namespace = ops.name
+        added = sorted(set(torch._C._dispatch_get_all_op_names()) - ops_before)
+        known = {name.split("::", 1)[0] for name in ops_before}
+        own = [name for name in added if name.split("::", 1)[0] == namespace]
+        for name in own:
+            getattr(ops, name.split("::", 1)[1].split(".", 1)[0])
+        elsewhere = [name for name in added if name.split("::", 1)[0] not in known | {namespace}]
+        if elsewhere and not own:
+            raise RuntimeError(
+                "the kernel's ops are not in its build's namespace: this load registered "
+                + ", ".join(elsewhere) + ", and torch.ops." + namespace
+                + " (the package's `ops`, from its _ops module) has no op, so every call "
+                "through `ops.<name>` raises AttributeError\n"
+                "register them with TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) "
+                "(registration.h); `kernel-builder check-ops` finds the fixed namespace")
 except BaseException as error:
     traceback.print_exc()
     # The offline resolvers' words (kernels 0.17) for a kernel-depends entry found nowhere.
