@@ -135,3 +135,53 @@ def test_a_cuda_request_is_still_refused_for_a_cpu_only_kernel(served, tmp_path)
                   "backend='cuda')", served.kernel], env=env)
     assert result.returncode == 1
     assert "backend (cpu) does not match selected backend (cu" in result.stderr
+
+
+def test_a_cpu_mapping_of_a_kernel_without_a_cpu_variant_loads_what_the_loader_picks(
+        kernel_builder, tmp_path):
+    """A noarch kernel built for cuda only, mapped for "cpu": no cpu variant to prefer, so the
+    loader's own choice (torch-cuda, whose Python layer runs on CPU tensors) is loaded, as
+    kernels loads it."""
+    kernel = tmp_path / "doubler"
+    package = kernel / "torch-ext" / "doubler"
+    package.mkdir(parents=True)
+    (kernel / "build.toml").write_text(textwrap.dedent("""\
+        [general]
+        name = "doubler"
+        version = 1
+        edition = 5
+        license = "Apache-2.0"
+        backends = ["cuda"]
+
+        [torch-noarch]
+    """))
+    (package / "__init__.py").write_text("from . import layers\n")
+    (package / "layers.py").write_text(textwrap.dedent("""\
+        from torch import nn
+
+
+        class Double(nn.Module):
+            def forward(self, x):
+                return 2 * x
+    """))
+    run([kernel_builder, "build", kernel, "--python", PYTHON, "--skip-checks"], check=True)
+    code = textwrap.dedent("""\
+        import pathlib, sys
+        import torch
+        from torch import nn
+        from kernelhub import (LocalLayerRepository, Mode, kernelize,
+                               use_kernel_forward_from_hub, use_kernel_mapping)
+
+        @use_kernel_forward_from_hub("Double")
+        class Same(nn.Module):
+            def forward(self, x):
+                return x
+
+        repo = LocalLayerRepository(pathlib.Path(sys.argv[1]), layer_name="Double")
+        with use_kernel_mapping({"Double": {"cpu": repo}}, inherit_mapping=False):
+            model = kernelize(Same(), mode=Mode.INFERENCE, device="cpu")
+        print(model(torch.ones(2)).tolist())
+    """)
+    result = run([PYTHON, "-c", code, kernel], env=NO_GPU)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "[2.0, 2.0]"

@@ -195,7 +195,8 @@ _CACHED_LAYER: dict = {}
 
 # The backend a repository's load() asks the loader for: "cpu" while kernelize loads a
 # repository mapped for the "cpu" device, so the cpu variant is loaded even where torch selects
-# another backend (a CUDA build of torch); None (the loader's choice) otherwise. A deliberate
+# another backend (a CUDA build of torch), and the loader's choice when the kernel has no cpu
+# variant; None (the loader's choice) otherwise. A deliberate
 # difference from kernels, which loads the selected backend's variant for a "cpu" mapping too
 # (issue 22 §4).
 _LOAD_BACKEND: ContextVar[str | None] = ContextVar("_LOAD_BACKEND", default=None)
@@ -360,6 +361,13 @@ def _get_layer_memoize(repo: RepositoryProtocol, module_class,
         return layer
     token = _LOAD_BACKEND.set(backend)
     try:
+        layer = repo.load()
+    except FileNotFoundError:
+        if backend is None:
+            raise
+        # No cpu variant: the loader's own choice, as kernels loads it (a GPU variant whose
+        # ops may take CPU tensors too).
+        _LOAD_BACKEND.set(None)
         layer = repo.load()
     finally:
         _LOAD_BACKEND.reset(token)
