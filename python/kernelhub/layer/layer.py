@@ -362,8 +362,10 @@ def _get_layer_memoize(repo: RepositoryProtocol, module_class,
     token = _LOAD_BACKEND.set(backend)
     try:
         layer = repo.load()
-    except FileNotFoundError:
-        if backend is None:
+    except FileNotFoundError as error:
+        # Only a kernel found without a cpu variant is loaded again; one not found at all
+        # fails as it would have.
+        if backend is None or not str(error).startswith("Cannot find a build variant"):
             raise
         # No cpu variant: the loader's own choice, as kernels loads it (a GPU variant whose
         # ops may take CPU tensors too).
