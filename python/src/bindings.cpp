@@ -103,8 +103,9 @@ PYBIND11_MODULE(_kernelhub, m) {
         if (!backend.is_none()) {
           requested = backend.cast<std::string>();
         }
-        system.backend = value_or_raise(variants::select_backend(system.backend, requested),
-                                        PyExc_ValueError);
+        if (auto applied = variants::apply_backend(system, requested); !applied) {
+          python::raise(PyExc_ValueError, applied.error().message);
+        }
         const auto match = value_or_raise(
             loader::find_local_variant(path, system, device_from(cuda, rocm)),
             PyExc_FileNotFoundError);

@@ -13,6 +13,7 @@ from .layer import (
     _copied_trust,
     _create_func_module,
     _hashable_trust,
+    load_backend_kwargs,
     use_kernel_forward_from_hub,
 )
 from .repos import RepositoryProtocol
@@ -65,7 +66,7 @@ class FuncRepository:
         from .._hub import get_kernel
 
         kernel = get_kernel(self._repo_id, revision=self._resolve_revision(),
-                            trust_remote_code=self._trust_remote_code)
+                            trust_remote_code=self._trust_remote_code, **load_backend_kwargs())
         return _get_kernel_func(self, kernel)
 
     def _key(self):
@@ -94,7 +95,8 @@ class LocalFuncRepository:
     def load(self) -> Type["nn.Module"]:
         from .._hub import get_local_kernel
 
-        return _get_kernel_func(self, get_local_kernel(_as_path(self._repo_path)))
+        return _get_kernel_func(self, get_local_kernel(_as_path(self._repo_path),
+                                                       **load_backend_kwargs()))
 
     def __eq__(self, other):
         return (isinstance(other, LocalFuncRepository) and self.func_name == other.func_name
@@ -139,7 +141,8 @@ class LockedFuncRepository:
         from .._hub import load_locked_tree
 
         kernel = load_locked_tree(self.kernel_locks, self.kernel_dep,
-                                  trust_remote_code=self._trust_remote_code)
+                                  trust_remote_code=self._trust_remote_code,
+                                  **load_backend_kwargs())
         return _get_kernel_func(self, kernel)
 
     def _key(self):

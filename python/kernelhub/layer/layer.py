@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+from contextvars import ContextVar
 from enum import Flag, auto
 from inspect import Parameter, Signature
 from pathlib import Path
@@ -96,7 +97,7 @@ class LayerRepository:
         # The module's `get_kernel`, looked up at the call, as kernels' tests patch it there.
         kernel = get_kernel(self._repo_id, revision=self._resolve_revision(),
                             trust_remote_code=self._trust_remote_code,
-                            user_agent=self._user_agent)
+                            user_agent=self._user_agent, **load_backend_kwargs())
         return _get_kernel_layer(self, kernel)
 
     def _key(self):
@@ -123,7 +124,8 @@ class LocalLayerRepository:
     def load(self) -> type["nn.Module"]:
         from .._hub import get_local_kernel
 
-        return _get_kernel_layer(self, get_local_kernel(_as_path(self._repo_path)))
+        return _get_kernel_layer(self, get_local_kernel(_as_path(self._repo_path),
+                                                        **load_backend_kwargs()))
 
     def __eq__(self, other):
         return (isinstance(other, LocalLayerRepository) and self.layer_name == other.layer_name
@@ -167,7 +169,8 @@ class LockedLayerRepository:
         from .._hub import load_locked_tree
 
         kernel = load_locked_tree(self.kernel_locks, self.kernel_dep,
-                                  trust_remote_code=self._trust_remote_code)
+                                  trust_remote_code=self._trust_remote_code,
+                                  **load_backend_kwargs())
         return _get_kernel_layer(self, kernel)
 
     def _key(self):
@@ -186,8 +189,24 @@ class LockedLayerRepository:
                 f"layer `{self.layer_name}`)")
 
 
-# Layers loaded and validated once per (equal) repository for the whole process.
-_CACHED_LAYER: dict[RepositoryProtocol, type["nn.Module"]] = {}
+# Layers loaded and validated once per (equal) repository for the whole process (and, for a
+# repository mapped for "cpu", once more for the cpu variant).
+_CACHED_LAYER: dict = {}
+
+# The backend a repository's load() asks the loader for: "cpu" while kernelize loads a
+# repository mapped for the "cpu" device, so the cpu variant is loaded even where torch selects
+# another backend (a CUDA build of torch), and the loader's choice when the kernel has no cpu
+# variant; None (the loader's choice) otherwise. A deliberate
+# difference from kernels, which loads the selected backend's variant for a "cpu" mapping too
+# (issue 22 §4).
+_LOAD_BACKEND: ContextVar[str | None] = ContextVar("_LOAD_BACKEND", default=None)
+
+
+def load_backend_kwargs() -> dict:
+    """`backend=` for the loader call of a repository's load(), when kernelize set one; kept out
+    of the call otherwise, so a patched get_kernel without that parameter still works."""
+    backend = _LOAD_BACKEND.get()
+    return {} if backend is None else {"backend": backend}
 
 
 def _mark(cls, layer_name: str, condition) -> None:
@@ -333,13 +352,29 @@ def _validate_layer_has_mode(*, layer_name: str, module, repo: RepositoryProtoco
     return True
 
 
-def _get_layer_memoize(repo: RepositoryProtocol, module_class) -> type["nn.Module"]:
-    layer = _CACHED_LAYER.get(repo)
+def _get_layer_memoize(repo: RepositoryProtocol, module_class,
+                       device_type: str | None = None) -> type["nn.Module"]:
+    backend = "cpu" if device_type == "cpu" else None
+    key = repo if backend is None else (repo, backend)
+    layer = _CACHED_LAYER.get(key)
     if layer is not None:
         return layer
-    layer = repo.load()
+    token = _LOAD_BACKEND.set(backend)
+    try:
+        layer = repo.load()
+    except FileNotFoundError as error:
+        # Only a kernel found without a cpu variant is loaded again; one not found at all
+        # fails as it would have.
+        if backend is None or not str(error).startswith("Cannot find a build variant"):
+            raise
+        # No cpu variant: the loader's own choice, as kernels loads it (a GPU variant whose
+        # ops may take CPU tensors too).
+        _LOAD_BACKEND.set(None)
+        layer = repo.load()
+    finally:
+        _LOAD_BACKEND.reset(token)
     _validate_layer(check_cls=module_class, cls=layer, repo=repo)
-    _CACHED_LAYER[repo] = layer
+    _CACHED_LAYER[key] = layer
     return layer
 
 
@@ -406,7 +441,7 @@ def kernelize_layer(module: "nn.Module", *, mode: Mode, device_type: Device,
     logging.info(f"Using function/layer from repo {repo}")
     logging.debug(f"kernelize mode: {mode}, repo mode: {repo_mode}")
     try:
-        layer = _get_layer_memoize(repo, module_class)
+        layer = _get_layer_memoize(repo, module_class, device.type)
     except FileNotFoundError:
         if KernelizeFallback.CANNOT_LOAD not in use_fallback:
             raise

@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include <sys/resource.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include <kernelhub/metadata/metadata_reader.hpp>
 
@@ -56,7 +59,34 @@ variant, backend = request[:-1].split("\t")
 
 // Then the load. Printing the module's name last lets the caller see the load got that far.
 constexpr std::string_view k_load = R"py(try:
+    import torch
+    ops_before = set(torch._C._dispatch_get_all_op_names())
+except Exception:
+    torch = None
+try:
     module = kernels.get_local_kernel(pathlib.Path(variant), backend=backend)
+    # The ops must be where the package calls them (issue 22 §7): in the build's namespace,
+    # the `ops` of its generated _ops module. A library that registers them under a namespace
+    # of its own (TORCH_LIBRARY(name, m)) loads fine, and then every `ops.<name>` call raises
+    # AttributeError. Each op of the namespace is resolved, as a call would.
+    ops_module = sys.modules.get(module.__name__ + "._ops")
+    ops = getattr(ops_module, "ops", None)
+    if torch is not None and isinstance(ops, torch._ops._OpNamespace):
+        namespace = ops.name
+        added = sorted(set(torch._C._dispatch_get_all_op_names()) - ops_before)
+        known = {name.split("::", 1)[0] for name in ops_before}
+        own = [name for name in added if name.split("::", 1)[0] == namespace]
+        for name in own:
+            getattr(ops, name.split("::", 1)[1].split(".", 1)[0])
+        elsewhere = [name for name in added if name.split("::", 1)[0] not in known | {namespace}]
+        if elsewhere and not own:
+            raise RuntimeError(
+                "the kernel's ops are not in its build's namespace: this load registered "
+                + ", ".join(elsewhere) + ", and torch.ops." + namespace
+                + " (the package's `ops`, from its _ops module) has no op, so every call "
+                "through `ops.<name>` raises AttributeError\n"
+                "register them with TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) "
+                "(registration.h); `kernel-builder check-ops` finds the fixed namespace")
 except BaseException as error:
     traceback.print_exc()
     # The offline resolvers' words (kernels 0.17) for a kernel-depends entry found nowhere.
@@ -68,12 +98,20 @@ except BaseException as error:
                 and found.group(1) != variant:
             print("kernelhub-import-check: missing dependency:", found.group(1), flush=True)
             sys.exit(4)
-    message = str(error).strip().splitlines()
-    summary = type(error).__name__ + (": " + message[0] if message else "")
+    # The whole message, less a C++ trace that torch appends to errors raised in C++.
+    message = []
+    for line in str(error).strip().splitlines():
+        if line.lstrip().startswith(("Exception raised from ", "frame #")):
+            break
+        message.append(line.rstrip())
+    while message and not message[-1]:
+        message.pop()
+    summary = type(error).__name__ + (": " + "\n".join(message) if message else "")
     notes = "; ".join(getattr(error, "__notes__", []))
     if notes:
         summary += " (" + notes + ")"
-    print("kernelhub-import-check: error:", summary, flush=True)
+    import json
+    print("kernelhub-import-check: error:", json.dumps(summary), flush=True)
     sys.exit(1)
 print("kernelhub-import-check: loaded", module.__name__)
 )py";
@@ -130,21 +168,56 @@ std::string absolute_local_kernels(std::string_view local_kernels) {
   return out;
 }
 
+namespace {
+
+// True for the first line of the C++ trace that follows a c10::Error's message.
+bool starts_trace(std::string_view line) {
+  const auto first = line.find_first_not_of(" \t");
+  line = first == std::string_view::npos ? std::string_view() : line.substr(first);
+  return line.starts_with("Exception raised from ") || line.starts_with("frame #") ||
+         line.starts_with("<omitting python frames>");
+}
+
+std::string_view trim_right(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+}  // namespace
+
 std::optional<std::string> native_exception(std::string_view output) {
   // libstdc++'s terminate handler: "terminate called after throwing an instance of 'T'" and
-  // "  what():  <message>"; c10::Error's message goes on with "Exception raised from ..." and
-  // the frames on later lines, which only -v shows.
+  // "  what():  <message>". The message may span lines (a schema mismatch names the operator,
+  // both schemas and the reason on lines of their own; a schema parse error starts with an
+  // empty line and ends with the schema and a caret under the offending token), and a
+  // c10::Error's message goes on with "Exception raised from ..." and the frames, which only
+  // -v shows. Lines keep their indentation, so a caret still points at its token.
   constexpr std::string_view k_what = "what():";
   const auto what = output.find(k_what);
   if (what == std::string_view::npos) {
     return std::nullopt;
   }
-  auto message = output.substr(what + k_what.size());
-  message = message.substr(0, message.find('\n'));
-  const auto first = message.find_first_not_of(" \t");
-  message = first == std::string_view::npos ? std::string_view() : message.substr(first);
-  while (!message.empty() && (message.back() == ' ' || message.back() == '\r')) {
-    message.remove_suffix(1);
+  std::vector<std::string_view> lines;
+  auto rest = output.substr(what + k_what.size());
+  for (bool first = true; !rest.empty() || first; first = false) {
+    const auto end = rest.find('\n');
+    auto line = trim_right(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (first) {
+      const auto start = line.find_first_not_of(" \t");
+      line = start == std::string_view::npos ? std::string_view() : line.substr(start);
+    } else if (starts_trace(line)) {
+      break;
+    }
+    lines.push_back(line);
+  }
+  while (!lines.empty() && lines.front().empty()) {
+    lines.erase(lines.begin());
+  }
+  while (!lines.empty() && lines.back().empty()) {
+    lines.pop_back();
   }
   std::string type;
   constexpr std::string_view k_terminate = "terminate called after throwing an instance of '";
@@ -155,7 +228,19 @@ std::optional<std::string> native_exception(std::string_view output) {
       type = std::string(output.substr(start, end - start));
     }
   }
-  return fmt::format("{}{}", type.empty() ? "" : type + ": ", message);
+  return fmt::format("{}{}", type.empty() ? "" : type + ": ", fmt::join(lines, "\n"));
+}
+
+std::string indent_continuation(std::string_view text, std::string_view indent) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') {
+      out += indent;
+    }
+  }
+  return out;
 }
 
 std::string last_line(std::string_view output) {
@@ -220,8 +305,11 @@ ImportCheckResult read_outcome(ScriptOutput output, std::string backend) {
     constexpr std::string_view k_marker = "kernelhub-import-check: error: ";
     const auto marker = result.output.rfind(k_marker);
     if (marker != std::string::npos) {
+      // One JSON string: the message may span lines.
       const auto start = marker + k_marker.size();
-      result.error = result.output.substr(start, result.output.find('\n', start) - start);
+      const auto line = result.output.substr(start, result.output.find('\n', start) - start);
+      const auto summary = nlohmann::json::parse(line, nullptr, false);
+      result.error = summary.is_string() ? summary.get<std::string>() : line;
     } else {
       result.error = native_exception(result.output).value_or(last_line(result.output));
     }

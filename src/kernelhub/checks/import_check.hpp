@@ -41,7 +41,9 @@ struct ImportCheckResult {
   std::string missing_dependency;
   std::string backend;  // the backend it was loaded for
   // When not loaded: the Python exception ("Type: message (notes)"), else the C++ exception
-  // that ended the process ("c10::Error: <what()>"), else the output's last line.
+  // that ended the process ("c10::Error: <what()>"), else the output's last line. The whole
+  // message, so it may span lines (never the C++ frames): render it with
+  // indent_continuation.
   std::string error;
   std::string output;   // everything the process printed
 };
@@ -86,8 +88,12 @@ util::Expected<ImportCheckResult> check_variant_import(
 std::string absolute_local_kernels(std::string_view local_kernels);
 
 // "T: message" of a C++ exception that reached std::terminate, from the terminate handler's
-// "what():" line (the first line of the message only); nullopt when there is none.
+// "what():" on: every line of the message, up to the C++ trace ("Exception raised from ...",
+// "frame #N"), blank lines around it dropped; nullopt when there is none.
 std::optional<std::string> native_exception(std::string_view output);
+
+// `text` with `indent` after each newline: a multi-line error under a one-line prefix.
+std::string indent_continuation(std::string_view text, std::string_view indent);
 
 // The last non-empty line of `output` (a traceback's "Error: message" line).
 std::string last_line(std::string_view output);

@@ -202,10 +202,20 @@ class Scanner {
             ? fmt::format("{} takes its namespace literally: \"{}\" is not expanded", word, ns)
             : fmt::format("{} registers the kernel's ops under the fixed namespace \"{}\"", word,
                           ns);
-    diagnostic.hint = fmt::format(
-        "each build has its own namespace; write `{}` (registration.h), or loading the kernel "
-        "aborts with \"Explicitly provided namespace ... does not match\"",
-        fixed);
+    // What happens otherwise (issue 22 §7): the kernel loads, and its ops are not where its
+    // package calls them.
+    diagnostic.hint =
+        impl ? fmt::format(
+                   "each build has its own namespace; write `{}` (registration.h): these "
+                   "implementations go to ops in \"{}\", not to the build's own ops that the "
+                   "package calls",
+                   fixed, ns)
+             : fmt::format(
+                   "each build has its own namespace; write `{}` (registration.h): otherwise "
+                   "the kernel loads, but its ops land in torch.ops.{} instead of the build's "
+                   "namespace that the package's `ops` (from ._ops) refers to, so every "
+                   "`ops.<name>` call raises AttributeError",
+                   fixed, ns);
     report(start, std::move(diagnostic));
   }
 

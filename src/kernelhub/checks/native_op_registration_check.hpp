@@ -8,8 +8,10 @@
 // The op-registration check for a kernel's C++, CUDA, HIP, SYCL and Objective-C++ sources
 // (issue 13 item 3), the native side of check-ops. Each build of a kernel registers its ops
 // under its own namespace, TORCH_EXTENSION_NAME, so two builds can live in one process. A
-// fixed namespace builds fine and then aborts the process that loads the kernel (c10::Error
-// "Explicitly provided namespace ... does not match ..."), so it is caught before compiling:
+// fixed namespace builds fine and then fails where it is used: a schema naming a namespace
+// aborts the process that loads the kernel (c10::Error "Explicitly provided namespace ... does
+// not match ..."), and a block with a fixed namespace puts the ops where the package's `ops`
+// does not look (every call raises AttributeError), so it is caught before compiling:
 // - `TORCH_LIBRARY(ns, m)`, `TORCH_LIBRARY_FRAGMENT(ns, m)` and their STABLE_ forms take `ns`
 //   literally (even TORCH_EXTENSION_NAME is not expanded): use TORCH_LIBRARY_EXPAND from
 //   registration.h;

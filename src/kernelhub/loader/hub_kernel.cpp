@@ -207,11 +207,9 @@ LoadResult<variants::SystemInfo> system_for(const HubLoadContext& context,
   if (request.backend) {
     requested = *request.backend;
   }
-  auto backend = variants::select_backend(system.backend, requested);
-  if (!backend) {
-    return tl::unexpected(as_load_error(LoadErrorKind::value, backend.error()));
+  if (auto applied = variants::apply_backend(system, requested); !applied) {
+    return tl::unexpected(as_load_error(LoadErrorKind::value, applied.error()));
   }
-  system.backend = *backend;
   return system;
 }
 

@@ -200,13 +200,31 @@ std::vector<Decision> sort_decisions(std::vector<Decision> decisions) {
   return sorted;
 }
 
-Resolution resolve_variants(const SystemInfo& system, std::span<const Variant> variants) {
+namespace {
+
+Resolution resolve_for(const SystemInfo& system, std::span<const Variant> variants) {
   Resolution resolution;
   if (system.free_threaded) {
     resolution.warning = std::string(k_free_threaded_warning);
   }
   resolution.trace = sort_decisions(check_variants(system, variants));
   return resolution;
+}
+
+}  // namespace
+
+Resolution resolve_variants(const SystemInfo& system, std::span<const Variant> variants) {
+  // The selected backend has no device here (a CUDA build of torch without a GPU): a cpu
+  // variant runs, a GPU one would only import. The selected backend's variants otherwise.
+  if (!system.backend_device && system.backend.kind != types::Backend::cpu) {
+    auto on_cpu = system;
+    on_cpu.backend = SystemBackend{types::Backend::cpu, {}};
+    auto resolution = resolve_for(on_cpu, variants);
+    if (resolution.best() != nullptr) {
+      return resolution;
+    }
+  }
+  return resolve_for(system, variants);
 }
 
 Resolution resolve_variant_names(const SystemInfo& system, std::span<const std::string> names) {

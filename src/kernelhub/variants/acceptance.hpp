@@ -49,7 +49,10 @@ std::vector<Decision> check_variants(const SystemInfo& system, std::span<const V
 // version), so ties keep their input order.
 std::vector<Decision> sort_decisions(std::vector<Decision> decisions);
 
-// check_variants then sort_decisions (the reference's `_resolve_variant_for_system`).
+// check_variants then sort_decisions (the reference's `_resolve_variant_for_system`). When
+// the selected backend has no device (system.backend_device false), first with the cpu
+// backend, and that resolution when it accepts a variant (a deliberate difference: the
+// reference refuses a cpu-only kernel on a CUDA build of torch without a GPU).
 Resolution resolve_variants(const SystemInfo& system, std::span<const Variant> variants);
 
 // Parses `names` (skipping those that do not parse, as the reference does for a local

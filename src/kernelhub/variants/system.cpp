@@ -33,4 +33,16 @@ util::Expected<SystemBackend> select_backend(const SystemBackend& detected,
       fmt::format("Invalid backend '{}', system supported backends: {}", *requested, supported));
 }
 
+util::Expected<void> apply_backend(SystemInfo& system, std::optional<std::string_view> requested) {
+  auto selected = select_backend(system.backend, requested);
+  if (!selected) {
+    return util::fail(selected.error().message);
+  }
+  system.backend = *selected;
+  if (requested) {
+    system.backend_device = true;
+  }
+  return {};
+}
+
 }  // namespace kernelhub::variants

@@ -37,6 +37,12 @@ struct SystemInfo {
   std::optional<ReleaseVersion> tvm_ffi_version;  // major.minor; nullopt without tvm-ffi
   SystemBackend backend;
   bool free_threaded = false;  // a Py_GIL_DISABLED interpreter before Python 3.15
+  // Whether `backend`'s device is present in this process (torch.cuda.is_available() for cuda
+  // and rocm, torch.xpu.is_available() for xpu). A CUDA build of torch on a machine without a
+  // GPU selects cuda, as the reference does; without a device, the loader prefers a cpu
+  // variant (resolve_variants; a deliberate difference, issue 22 §4). True when unknown and
+  // when the caller asked for the backend.
+  bool backend_device = true;
 
   friend bool operator==(const SystemInfo&, const SystemInfo&) = default;
 };
@@ -45,5 +51,9 @@ struct SystemInfo {
 // Error: "Invalid backend 'x', system supported backends: cpu, cuda" (the reference's text).
 util::Expected<SystemBackend> select_backend(const SystemBackend& detected,
                                              std::optional<std::string_view> requested);
+
+// select_backend applied to `system`: a requested backend is taken as asked, so no cpu
+// variant is preferred over it (backend_device is set).
+util::Expected<void> apply_backend(SystemInfo& system, std::optional<std::string_view> requested);
 
 }  // namespace kernelhub::variants

@@ -45,6 +45,13 @@ if torch is not None:
         "cann": None,
     }
     try:
+        if t["cuda"] or t["hip"]:
+            t["device"] = bool(torch.cuda.is_available())
+        elif t["xpu"]:
+            t["device"] = bool(torch.xpu.is_available())
+    except Exception:
+        t["device"] = False
+    try:
         t["privateuse1"] = torch._C._get_privateuse1_backend_name()
     except Exception:
         pass
@@ -243,6 +250,7 @@ util::Expected<void> apply_python_probe(std::string_view json_text, BuildHost& h
       system.cxx11_abi = t->value("cxx11", true);
     }
     system.backend = torch_backend(*t, torch);
+    system.backend_device = t->value("device", true);
     host.torch = std::move(torch);
   } else if (auto cudart = release_of(probe, "cudart")) {
     system.backend = {types::Backend::cuda, *cudart};

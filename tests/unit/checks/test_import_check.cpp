@@ -191,6 +191,70 @@ TEST(ImportCheck, NativeException) {
   EXPECT_EQ(native_exception("Traceback\nValueError: x\n"), std::nullopt);
 }
 
+// Issue 22 §2: a schema typo's torch::jit::ErrorReport starts with an empty line; the summary
+// was "torch::jit::ErrorReport: " with nothing after it.
+TEST(ImportCheck, NativeExceptionKeepsEveryLineOfASchemaParseError) {
+  EXPECT_EQ(native_exception(
+                "Kernel 'rms-norm' variant 'x' was built from a dirty git tree.\n"
+                "terminate called after throwing an instance of 'torch::jit::ErrorReport'\n"
+                "  what():  \n"
+                "unknown type specifier. Common valid schema types include Tensor, SymInt :\n"
+                "rms_norm(Tensor! out, Tensr input) -> ()\n"
+                "                      ~~~~~ <--- HERE\n"
+                "\n"
+                "\n"),
+            "torch::jit::ErrorReport: unknown type specifier. Common valid schema types include "
+            "Tensor, SymInt :\n"
+            "rms_norm(Tensor! out, Tensr input) -> ()\n"
+            "                      ~~~~~ <--- HERE");
+}
+
+// Issue 22 §2: a schema/signature mismatch names the operator, both schemas and the reason on
+// lines after the first; the C++ trace after them stays out.
+TEST(ImportCheck, NativeExceptionKeepsTheMismatchDetailsAndDropsTheFrames) {
+  EXPECT_EQ(
+      native_exception(
+          "terminate called after throwing an instance of 'c10::Error'\n"
+          "  what():  Inferred operator schema for a C++ kernel function doesn't match the "
+          "expected function schema.\n"
+          "  operator: _k::rms_norm\n"
+          "  expected schema: _k::rms_norm(Tensor($0! -> ) out, Tensor input, float eps) -> ()\n"
+          "    registered at /k/torch-ext/torch_binding.cpp:8\n"
+          "  inferred schema: (Tensor _0, Tensor _1) -> ()\n"
+          "    registered at /k/torch-ext/torch_binding.cpp:8\n"
+          "  reason: The number of arguments is different. 3 vs 2.\n"
+          "Exception raised from checkSchema at OperatorEntry.cpp:102 (most recent call first):\n"
+          "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+          "<omitting python frames>\n"
+          "frame #56: _start + 0x21 (0x56 in python3)\n"),
+      "c10::Error: Inferred operator schema for a C++ kernel function doesn't match the "
+      "expected function schema.\n"
+      "  operator: _k::rms_norm\n"
+      "  expected schema: _k::rms_norm(Tensor($0! -> ) out, Tensor input, float eps) -> ()\n"
+      "    registered at /k/torch-ext/torch_binding.cpp:8\n"
+      "  inferred schema: (Tensor _0, Tensor _1) -> ()\n"
+      "    registered at /k/torch-ext/torch_binding.cpp:8\n"
+      "  reason: The number of arguments is different. 3 vs 2.");
+}
+
+// A Python exception's summary is one JSON string on the marker line, so every line of its
+// message comes through.
+TEST(ImportCheck, APythonErrorKeepsEveryLineOfItsMessage) {
+  write_variant("cpu");
+  FakeScriptRunner runner(
+      1, "Traceback (most recent call last):\n  ...\nOSError: x\n"
+         "kernelhub-import-check: error: \"OSError: cannot load\\n  first reason\\n  second\"\n");
+  auto result = check_variant_import("variant", {}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_EQ(result->error, "OSError: cannot load\n  first reason\n  second");
+}
+
+TEST(ImportCheck, IndentContinuation) {
+  EXPECT_EQ(indent_continuation("a\nb\n  c", "  "), "a\n  b\n    c");
+  EXPECT_EQ(indent_continuation("one", "  "), "one");
+}
+
 TEST(ImportCheck, LastLine) {
   EXPECT_EQ(last_line("a\nb\n\n  \n"), "b");
   EXPECT_EQ(last_line("only"), "only");

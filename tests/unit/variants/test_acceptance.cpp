@@ -61,6 +61,49 @@ TEST(Acceptance, WorkedExampleFromTheLoaderDocs) {
   EXPECT_FALSE(older.trace[1].accepted());
 }
 
+// Issue 22 §4: a CUDA build of torch without a GPU selects cuda; a cpu variant is preferred
+// there, and the cuda variants are still chosen when there is no cpu one.
+TEST(Acceptance, WithoutADeviceACpuVariantIsPreferred) {
+  auto system = cuda_linux("13.2", "2.15");
+  system.backend_device = false;
+  const auto cpu_only = parse_all({"torch215-cxx11-cpu-x86_64-linux"});
+  const auto resolution = resolve_variants(system, cpu_only);
+  ASSERT_NE(resolution.best(), nullptr);
+  EXPECT_EQ(to_string(*resolution.best()), "torch215-cxx11-cpu-x86_64-linux");
+
+  const auto both = parse_all({"torch215-cxx11-cu132-x86_64-linux",
+                               "torch215-cxx11-cpu-x86_64-linux"});
+  EXPECT_EQ(to_string(*resolve_variants(system, both).best()),
+            "torch215-cxx11-cpu-x86_64-linux");
+  const auto noarch = parse_all({"torch-cuda", "torch-cpu"});
+  EXPECT_EQ(to_string(*resolve_variants(system, noarch).best()), "torch-cpu");
+
+  // No cpu variant: the selected backend's, with its trace.
+  const auto cuda_only = parse_all({"torch215-cxx11-cu132-x86_64-linux"});
+  const auto fallback = resolve_variants(system, cuda_only);
+  ASSERT_NE(fallback.best(), nullptr);
+  EXPECT_EQ(to_string(*fallback.best()), "torch215-cxx11-cu132-x86_64-linux");
+
+  // With the device (the default), the reference's choice.
+  system.backend_device = true;
+  EXPECT_EQ(to_string(*resolve_variants(system, both).best()),
+            "torch215-cxx11-cu132-x86_64-linux");
+  EXPECT_EQ(resolve_variants(system, cpu_only).best(), nullptr);
+}
+
+TEST(Acceptance, ARequestedBackendIsTakenAsAsked) {
+  auto system = cuda_linux("13.2", "2.15");
+  system.backend_device = false;
+  ASSERT_TRUE(apply_backend(system, "cuda"));
+  EXPECT_TRUE(system.backend_device);
+  EXPECT_EQ(resolve_variants(system, parse_all({"torch215-cxx11-cpu-x86_64-linux"})).best(),
+            nullptr);
+  system.backend_device = false;
+  ASSERT_TRUE(apply_backend(system, std::nullopt));
+  EXPECT_FALSE(system.backend_device);
+  EXPECT_FALSE(apply_backend(system, "rocm"));
+}
+
 TEST(Acceptance, FrameworkReasonsPrintPythonValues) {
   SystemInfo no_torch;
   no_torch.backend = SystemBackend{Backend::cpu, {}};

@@ -29,6 +29,19 @@ constexpr const char* k_cuda_linux = R"({"executable": "/venv/bin/python", "mach
   "torch": {"version": "2.10.1+cu128", "cxx11": true, "cuda": "12.8", "hip": null, "xpu": null,
             "tpu": false, "neuron": false, "mps": false, "privateuse1": "privateuseone", "cann": null}})";
 
+// Issue 22 §4: whether the selected backend's device is present (absent from older probes:
+// present).
+TEST(SystemDetect, ReadsWhetherTheBackendHasADevice) {
+  BuildHost host;
+  ASSERT_TRUE(apply_python_probe(k_cuda_linux, host));
+  EXPECT_TRUE(host.system.backend_device);
+  std::string without(k_cuda_linux);
+  without.replace(without.find(R"("cann": null)"), 12, R"("cann": null, "device": false)");
+  ASSERT_TRUE(apply_python_probe(without, host));
+  EXPECT_FALSE(host.system.backend_device);
+  EXPECT_EQ(host.system.backend.kind, Backend::cuda);  // still the selected backend
+}
+
 TEST(SystemDetect, ReadsTheProbeLikeTheLoader) {
   BuildHost host;
   ASSERT_TRUE(apply_python_probe(k_cuda_linux, host));

@@ -245,7 +245,7 @@ LoadCheckSummary run_load_checks_after_build(builder::BuildResult& result,
       summary.all_loaded = false;
       std::fprintf(stderr,
                    "kernel-builder: error: %s: kernels.get_local_kernel cannot load it: %s\n",
-                   name.c_str(), checked->error.c_str());
+                   name.c_str(), checks::indent_continuation(checked->error, "  ").c_str());
       if (verbose == Verbose::yes) {
         std::fprintf(stderr, "%s\n", checked->output.c_str());
       }
@@ -295,7 +295,8 @@ void check_variants_before_upload(const std::vector<std::filesystem::path>& vari
   for (const auto& failed : aside) {
     refused.push_back(fmt::format("{}: its last load check failed ({}); the build set it aside "
                                   "at {}",
-                                  failed.name, failed.message, failed.path.generic_string()));
+                                  failed.name, checks::indent_continuation(failed.message, "    "),
+                                  failed.path.generic_string()));
   }
   checks::SubprocessScriptRunner runner;
   const auto options = load_check_options(python);
@@ -304,7 +305,7 @@ void check_variants_before_upload(const std::vector<std::filesystem::path>& vari
     if (const auto record = current_load_check_record(variant)) {
       if (record->outcome == LoadCheckOutcome::failed) {
         refused.push_back(fmt::format("{}: its last load check failed ({})", name,
-                                      record->message));
+                                      checks::indent_continuation(record->message, "    ")));
       } else if (record->outcome == LoadCheckOutcome::not_checked) {
         std::fprintf(stderr, "kernel-builder: note: %s was not load-checked by the build: %s\n",
                      name.c_str(), record->message.c_str());
@@ -330,7 +331,7 @@ void check_variants_before_upload(const std::vector<std::filesystem::path>& vari
                    checked->error.c_str());
     } else if (!checked->loaded) {
       refused.push_back(fmt::format("{}: kernels.get_local_kernel cannot load it: {}", name,
-                                    checked->error));
+                                    checks::indent_continuation(checked->error, "    ")));
     } else {
       write_load_check_record(
           variant, {LoadCheckOutcome::passed, {}, metadata_sha256(variant), {}});

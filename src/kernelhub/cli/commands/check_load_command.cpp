@@ -65,7 +65,8 @@ void run_check_load(const CheckLoadOptions& options, RunState& state) {
                   result.backend.c_str());
     } else {
       std::fprintf(stderr, "%s: error: kernels.get_local_kernel fails (backend %s): %s\n",
-                   name.c_str(), result.backend.c_str(), result.error.c_str());
+                   name.c_str(), result.backend.c_str(),
+                   checks::indent_continuation(result.error, "  ").c_str());
       if (options.verbose) {
         std::fprintf(stderr, "%s\n", result.output.c_str());
       }

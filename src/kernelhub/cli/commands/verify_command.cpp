@@ -69,6 +69,7 @@ Target find_targets(const VerifyOptions& options) {
     auto system = detect_loader_system(options.python);
     if (!options.backend.empty()) {
       system.backend = value_or_fatal(variants::select_backend(system.backend, options.backend));
+      system.backend_device = true;  // asked for: no cpu variant preferred over it
     }
     request.system = system;
   }

@@ -69,11 +69,9 @@ c10::OperatorHandle KernelHandle::op(std::string_view name) const {
 
 KernelHandle get_local_kernel(const fs::path& path, std::optional<std::string> backend) {
   auto system = this_process();
-  auto selected = variants::select_backend(system.backend, backend);
-  if (!selected) {
-    throw std::runtime_error(selected.error().message);
+  if (auto applied = variants::apply_backend(system, backend); !applied) {
+    throw std::runtime_error(applied.error().message);
   }
-  system.backend = *selected;
   // No GPU capability check here yet: CUDA's device properties need the CUDA headers.
   auto match = loader::find_local_variant(path, system, loader::DeviceArch{});
   if (!match) {
