@@ -13,6 +13,7 @@ byte changed, an extra file and a missing file, locally and in the Hub cache.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -186,11 +187,49 @@ def test_info_offline_miss_names_repository_revision_and_cache(kernelhub_bin, tm
 # ------------------------------------------------------------------------------------ versions
 
 
+def gpu_backend_without_device():
+    """Whether the venv's torch is a GPU build with no device in this process (a CUDA torch on
+    a machine without a GPU), where kernelhub deliberately prefers a cpu variant."""
+    probe = subprocess.run(
+        [str(PYTHON), "-c",
+         "import torch; print(bool(torch.version.cuda) and not torch.cuda.is_available())"],
+        capture_output=True, text=True, check=True)
+    return probe.stdout.strip() == "True"
+
+
+def with_cpu_preferred(reference_listing):
+    """The reference's `versions` listing as kernelhub prints it when the selected GPU backend
+    has no device (docs/moving-from-kernels.md, issue 22 §4): a cpu variant it refused for
+    the backend is compatible and preferred, and listed first in its version."""
+    blocks, block = [], []
+    for line in reference_listing.splitlines():
+        if line.startswith("Version "):
+            blocks.append(block)
+            block = [line]
+        else:
+            block.append(line)
+    blocks.append(block)
+    out = []
+    for block in blocks:
+        refused = [line for line in block
+                   if re.fullmatch(r"\S+-cpu-\S+: backend \(cpu\) does not match selected "
+                                   r"backend \(\S+\)", line)]
+        rest = [line for line in block if line not in refused]
+        preferred = [line.split(":")[0] + " compatible, preferred \u2705" for line in refused]
+        out += rest[:2] + preferred + rest[2:] if rest and rest[0].startswith("Version ") \
+            else rest
+    return "\n".join(out) + ("\n" if reference_listing.endswith("\n") else "")
+
+
 def test_versions_online_matches_reference(kernelhub_bin, published, server, tmp_path):
     ours = sh([kernelhub_bin, "versions", REPO], env_for(server.url, tmp_path / "ours"))
     theirs = sh([KERNELS, "versions", REPO], env_for(server.url, tmp_path / "theirs"))
     assert ours.returncode == 0 == theirs.returncode, ours.stderr + theirs.stderr
-    assert ours.stdout == theirs.stdout
+    expected = theirs.stdout
+    if gpu_backend_without_device():
+        expected = with_cpu_preferred(expected)
+        assert expected != theirs.stdout, "the fixture has no cpu variant the reference refuses"
+    assert ours.stdout == expected
     assert "Version 1:" in ours.stdout and "Version 2:" in ours.stdout
 
 
