@@ -85,10 +85,10 @@ execute_process(
           --pins "${kh_glibc_pins}" --objcopy "${CMAKE_OBJCOPY}" "${kh_libstdcxx}"
           "${kh_portable_lib}/libstdc++.a"
   COMMAND_ERROR_IS_FATAL ANY)
-file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/portable/startfiles")
 
 # The start file (Scrt1.o, found first through -B) for executables.
 set(kh_startfiles "${CMAKE_BINARY_DIR}/portable/startfiles")
+file(MAKE_DIRECTORY "${kh_startfiles}")
 execute_process(
   COMMAND "${CMAKE_C_COMPILER}" -c -fPIC "${PROJECT_SOURCE_DIR}/cmake/portable/start.S"
           -o "${kh_startfiles}/start.o"
@@ -102,17 +102,19 @@ execute_process(
           -o "${kh_startfiles}/Scrt1.o"
   COMMAND_ERROR_IS_FATAL ANY)
 
-# kh_portable_link(TARGET): what each executable, Python extension or shared library of the
-# wheel links on top of its own libraries.
-# At the end of every link line. libpthread, libdl and librt are named (their .so.N files: 2.34 and later install only empty .a archives
-# under the -l names) even though glibc 2.34 moved their functions into libc: on glibc
-# 2.28 the pinned references (pthread_create@GLIBC_2.2.5, ...) are found only in them.
+# At the end of every link line. libpthread, libdl and librt are named (by their .so.N files:
+# glibc 2.34 and later install only empty .a archives under the -l names) even though 2.34
+# moved their functions into libc: on glibc 2.28 the pinned references
+# (pthread_create@GLIBC_2.2.5, ...) are found only in them.
 set(CMAKE_CXX_STANDARD_LIBRARIES
     "-Wl,--push-state,--no-as-needed -l:libpthread.so.0 -l:libdl.so.2 -l:librt.so.1 -Wl,--pop-state")
+
+# kh_portable_link(TARGET): what each executable or Python extension of the wheel links on
+# top of its own libraries.
 function(kh_portable_link target)
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:kh_portable_compat>)
-  target_link_options(${target} PRIVATE "-L${kh_portable_lib}" -static-libstdc++)
-  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL" "LINKER:--as-needed")
+  target_link_options(${target} PRIVATE "-L${kh_portable_lib}" -static-libstdc++
+                      "LINKER:--exclude-libs,ALL" "LINKER:--as-needed")
   get_target_property(type ${target} TYPE)
   if(type STREQUAL "EXECUTABLE")
     target_link_options(${target} PRIVATE "-B${kh_startfiles}")
