@@ -7,6 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# The core is compiled twice, by the root build and by the Python package's own build (below),
+# with the same flags: ccache serves the second from the first when both name the compiler
+# alike (scikit-build-core would take g++ from Python's sysconfig, the root build c++) and the
+# build folder is not hashed (CCACHE_NOHASHDIR: -g puts it in the debug info, nowhere else).
+# A ccache base_dir would make the -I paths relative to each build folder, which differ in depth.
+export CC=${CC:-cc} CXX=${CXX:-c++}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+step_start=$SECONDS
+# step NAME: announces a step with the seconds since the set-up began (where CI time goes).
+step() {
+  echo "setup: $1 (after $((SECONDS - step_start)) s)"
+}
 
 apt_packages=(
   build-essential cmake ninja-build ccache pkg-config git python3-venv
@@ -30,7 +42,7 @@ for package in "${apt_packages[@]}"; do
     missing+=("$package")
 done
 if ((${#missing[@]})); then
-  echo "setup: installing Debian packages: ${missing[*]}"
+  step "installing Debian packages: ${missing[*]}"
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
@@ -40,7 +52,7 @@ fi
 
 python=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
-  echo "setup: creating .venv"
+  step "creating .venv"
   "$python" -m venv .venv
 fi
 stamp=.venv/.requirements-installed
@@ -57,7 +69,7 @@ if [ ! -f "$stamp" ] || ! cmp -s requirements-dev.txt "$stamp"; then
       exit 1
     fi
   done
-  echo "setup: installing Python packages into .venv (torch and the reference packages)"
+  step "installing Python packages into .venv (torch and the reference packages)"
   .venv/bin/pip install --quiet --disable-pip-version-check --no-cache-dir \
     -r requirements-dev.txt
   cp requirements-dev.txt "$stamp"
@@ -76,7 +88,7 @@ fi
 if [ -n "${KERNELHUB_WERROR:-}" ]; then
   cmake -S . -B "$build_dir" -DKERNELHUB_WERROR="$KERNELHUB_WERROR" >/dev/null
 fi
-echo "setup: building"
+step "building"
 cmake --build "$build_dir"
 # The programs into .venv/bin; the C++ API (libkernelhub, include/kernelhub/, and the CMake
 # package lib/cmake/kernelhub) into .venv too, so CMAKE_PREFIX_PATH=$PWD/.venv finds it.
@@ -86,8 +98,13 @@ cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null
 py_stamp=.venv/.kernelhub-python-installed
 if [ ! -f "$py_stamp" ] || [ -n "$(find python src/kernelhub data cmake CMakeLists.txt \
     -path python/build -prune -o -type f -newer "$py_stamp" -print -quit)" ]; then
-  echo "setup: installing the kernelhub Python package into .venv"
-  .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation ./python
+  step "installing the kernelhub Python package into .venv"
+  # The same -Werror setting as the root build, so its compile lines (and ccache hashes) match.
+  werror=()
+  [ -z "${KERNELHUB_WERROR:-}" ] ||
+    werror=(--config-settings=cmake.define.KERNELHUB_WERROR="$KERNELHUB_WERROR")
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation \
+    "${werror[@]}" ./python
   touch "$py_stamp"
 fi
-echo "setup: done; kernel-builder and kernelhub are in .venv/bin"
+step "done; kernel-builder and kernelhub are in .venv/bin"

@@ -8,4 +8,5 @@ bash scripts/setup.sh
 build_dir=${KERNELHUB_BUILD_DIR:-build}
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
 export PATH="$PWD/.venv/bin:$PATH"
-.venv/bin/python -m pytest -q tests/e2e
+# --durations: the slowest tests in every log, where CI time goes (it should stay under 40 min).
+.venv/bin/python -m pytest -q --durations=40 tests/e2e
