@@ -11,7 +11,10 @@
 #     functions with no version at or below 2.28 that the code or libstdc++ calls (the stat
 #     family, arc4random, __libc_single_threaded) get hidden definitions
 #     (cmake/portable/glibc_shims.c);
-#   - executables start from cmake/portable/start.S instead of glibc 2.36's Scrt1.o.
+#   - executables start from cmake/portable/start.S instead of glibc 2.36's Scrt1.o;
+#   - the C++ API's shared library (kh_portable_link_shared) links the system's shared
+#     libstdc++, whose std::string it shares with the program, and private copies of only the
+#     libstdc++ objects above GLIBCXX_3.4.24 (stdcxx_nonshared.py, as kernels).
 set(KERNELHUB_PORTABLE_DEPS "" CACHE PATH "Prefix of the static libraries (scripts/wheel/build-deps.sh)")
 if(NOT EXISTS "${KERNELHUB_PORTABLE_DEPS}/lib/libcurl.a")
   message(FATAL_ERROR "KERNELHUB_PORTABLE needs KERNELHUB_PORTABLE_DEPS, the prefix that "
@@ -119,4 +122,31 @@ function(kh_portable_link target)
   if(type STREQUAL "EXECUTABLE")
     target_link_options(${target} PRIVATE "-B${kh_startfiles}")
   endif()
+endfunction()
+
+# libkernelhub (the C++ API) hands std::string, std::filesystem::path and exceptions to the
+# program, so it must use the program's libstdc++: the system's shared one, not a private copy.
+# What it calls that libstdc++ exports only above GLIBCXX_3.4.24 (std::filesystem, ...) comes
+# from private copies of those objects, the archive kernels link (docs/build.md); in each copy
+# the symbols the shared library exports at an allowed version are made local, so the library
+# keeps calling the system's copies of those, and weak ones (template instantiations) stay
+# global (--keep-weak: made local, they break this link with "defined in discarded section").
+set(kh_stdcxx_nonshared "${CMAKE_BINARY_DIR}/portable/shared/libkernelhub_stdcxx_nonshared.a")
+file(MAKE_DIRECTORY "${CMAKE_BINARY_DIR}/portable/shared")
+execute_process(
+  COMMAND "${Python3_EXECUTABLE}" "${kh_compat_dir}/stdcxx_nonshared.py"
+          --cxx "${CMAKE_CXX_COMPILER}" --nm "${CMAKE_NM}" --ar "${CMAKE_AR}"
+          --objcopy "${CMAKE_OBJCOPY}" --pins "${kh_glibc_pins}" --output "${kh_stdcxx_nonshared}"
+          --keep-weak
+  COMMAND_ERROR_IS_FATAL ANY)
+
+# kh_portable_link_shared(TARGET): kh_portable_link for a shared library that links the shared
+# libstdc++. The archive must follow every static library of the link and precede the driver's
+# -lstdc++, so it goes first in this directory's standard libraries (which CMake reads per
+# directory): call it from the directory of TARGET, the only C++ library linked there.
+function(kh_portable_link_shared target)
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:kh_portable_compat>)
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL" "LINKER:--as-needed")
+  set(CMAKE_CXX_STANDARD_LIBRARIES "${kh_stdcxx_nonshared} ${CMAKE_CXX_STANDARD_LIBRARIES}"
+      PARENT_SCOPE)
 endfunction()

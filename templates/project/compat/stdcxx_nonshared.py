@@ -18,7 +18,14 @@ In each copied object:
 
 usage: stdcxx_nonshared.py --cxx C++ --nm NM --ar AR --objcopy OBJCOPY --pins glibc_pins.h
                            --output libkernelhub_stdcxx_nonshared.a [--glibcxx 3.4.24]
-                           [--cxxabi 1.3.11]
+                           [--cxxabi 1.3.11] [--keep-weak]
+
+--keep-weak leaves weak definitions (template instantiations in COMDAT groups, such as
+basic_stringbuf's destructor in sstream-inst.o) global. Made local, such a symbol breaks the link
+of a library whose own objects instantiate the same template: the linker keeps their copy of
+the group, discards the archive's, and the archive's references to its now-local symbol point
+into a discarded section. kernelhub's own libkernelhub (cmake/PortableBuild.cmake) needs it;
+kernels are linked without it.
 It writes an empty archive when the kernel needs none of it: that costs nothing at link time.
 """
 import argparse
@@ -108,6 +115,7 @@ def main():
         parser.add_argument(option, required=True)
     parser.add_argument("--glibcxx", default="3.4.24")
     parser.add_argument("--cxxabi", default="1.3.11")
+    parser.add_argument("--keep-weak", action="store_true")
     args = parser.parse_args()
     output = Path(args.output)
     output.unlink(missing_ok=True)
@@ -133,7 +141,14 @@ def main():
         selected = work / "selected.a"
         run([args.ar, "rcs", str(selected), *(str(work / member) for member in members)])
         localize = work / "localize.txt"
-        localize.write_text("".join(f"{name}\n" for name in sorted(allowed)))
+        local = set(allowed)
+        if args.keep_weak:
+            weak = {parts[1] for parts in (line.split() for line in
+                                           run([args.nm, "--format=posix", "-A", str(selected)])
+                                           .splitlines())
+                    if len(parts) >= 3 and parts[2] in ("W", "V")}
+            local -= weak
+        localize.write_text("".join(f"{name}\n" for name in sorted(local)))
         renames = work / "pins.txt"
         renames.write_text("".join(f"{name} {name}@GLIBC_{version}\n"
                                    for name, version in sorted(pins.items())))
