@@ -121,6 +121,12 @@ def test_install_gives_a_cmake_package_with_a_private_core(prefix):
     symbols = subprocess.run(["nm", "-DC", "--defined-only", library], capture_output=True,
                              text=True, check=True).stdout
     assert "kernelhub::detail::get_local_kernel" in symbols
+    # Only kernelhub::detail's functions (libkernelhub.map): not even the template copies the
+    # library's own sources instantiate.
+    exported = [line.split(maxsplit=2)[2] for line in symbols.splitlines()
+                if len(line.split(maxsplit=2)) == 3]
+    assert exported and all(name.startswith("kernelhub::detail::") for name in exported), [
+        name for name in exported if not name.startswith("kernelhub::detail::")][:10]
     strong = [line for line in symbols.splitlines()
               if len(line.split(maxsplit=2)) == 3 and line.split(maxsplit=2)[1] in "TDBR"]
     core = [line for line in strong if CORE_SYMBOL.search(line.split(maxsplit=2)[2])]

@@ -11,13 +11,13 @@ libraries of the Debian -dev packages the development build links (curl, OpenSSL
 toml++, cmark-gfm, ...). The development build's own binaries must fail there, which proves the
 sandbox hides them.
 """
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -95,6 +95,10 @@ def test_wheel_is_manylinux_2_28_and_passes_check_abi(wheel, tmp_path):
     assert (data / "include" / "kernelhub" / "kernelhub.hpp").is_file()
     for name in ("kernelhubConfig.cmake", "kernelhubConfigVersion.cmake", "kernelhubTargets.cmake"):
         assert (data / "lib" / "cmake" / "kernelhub" / name).is_file(), name
+    # It exports the API alone (kernelhub::detail's functions), nothing of what is linked in.
+    exported = run(["nm", "-DC", "--defined-only", api]).stdout.splitlines()
+    symbols = [line.split(maxsplit=2)[2] for line in exported if len(line.split(maxsplit=2)) == 3]
+    assert symbols and all(name.startswith("kernelhub::detail::") for name in symbols), symbols[:10]
     for path in files:
         dynamic = run(["readelf", "-d", path]).stdout
         needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
@@ -143,7 +147,10 @@ def installed(wheel, tmp_path_factory):
          *BUILD_TOOLS])
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
                 .stdout.strip())
-    (site / "zz-torch-from-project.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The folder torch is installed in, which for a worktree's venv (layered over the main
+    # tree's) is not its own site-packages.
+    torch_site = Path(importlib.util.find_spec("torch").origin).parent.parent
+    (site / "zz-torch-from-project.pth").write_text(f"{torch_site}\n")
     return venv
 
 
