@@ -17,18 +17,18 @@
 #include <string_view>
 #include <utility>
 
+// libkernelhub passes std::string and std::filesystem::path to the program: both sides must use
+// libstdc++'s C++11 ABI, as libtorch 2.7 and later do everywhere.
+#if defined(_GLIBCXX_USE_CXX11_ABI) && !_GLIBCXX_USE_CXX11_ABI
+#error "kernelhub's C++ API needs _GLIBCXX_USE_CXX11_ABI=1 (a libtorch built with the C++11 ABI)"
+#endif
+
 #include <ATen/Context.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
 
 #include <kernelhub/library.hpp>
-
-// libkernelhub passes std::string and std::filesystem::path to the program: both sides must use
-// libstdc++'s C++11 ABI, as libtorch 2.7 and later do everywhere.
-#if defined(_GLIBCXX_USE_CXX11_ABI) && !_GLIBCXX_USE_CXX11_ABI
-#error "kernelhub's C++ API needs _GLIBCXX_USE_CXX11_ABI=1 (a libtorch built with the C++11 ABI)"
-#endif
 
 namespace kernelhub {
 

@@ -164,6 +164,24 @@ def test_library_links_no_libtorch_and_the_package_takes_any_torch(prefix, tmp_p
     assert "kernelhub found, interface torch" in result.stdout, result.stdout
 
 
+def test_header_refuses_the_pre_cxx11_abi(prefix, tmp_path):
+    """The library hands std::string and std::filesystem::path to the program, so a program
+    compiled with the old libstdc++ ABI (torch wheels before 2.7) is stopped at compile time with
+    the reason, instead of failing to link."""
+    source = tmp_path / "program.cpp"
+    source.write_text("#include <kernelhub/kernelhub.hpp>\n")
+    includes = [f"-I{prefix / 'include'}", f"-I{TORCH / 'include'}",
+                f"-I{TORCH / 'include' / 'torch' / 'csrc' / 'api' / 'include'}"]
+    results = {}
+    for abi in (0, 1):
+        results[abi] = subprocess.run(
+            ["g++", "-std=c++20", "-E", f"-D_GLIBCXX_USE_CXX11_ABI={abi}", *includes, str(source),
+             "-o", os.devnull], capture_output=True, text=True, timeout=300)
+    assert results[1].returncode == 0, results[1].stderr[-2000:]
+    assert results[0].returncode != 0
+    assert "kernelhub's C++ API needs _GLIBCXX_USE_CXX11_ABI=1" in results[0].stderr
+
+
 def test_examples_build_from_the_package_alone(prefix, programs):
     out, _ = programs
     commands = json.loads((out / "compile_commands.json").read_text())
