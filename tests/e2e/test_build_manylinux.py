@@ -106,13 +106,15 @@ def test_compat_files_make_a_plain_library_conform(tmp_path):
     assert out.value == b"0.1"
 
 
-# A library that calls std::ostringstream::str() (GLIBCXX_3.4.29 on GCC 12).
+# A library that calls std::ostringstream::str() (GLIBCXX_3.4.29 on GCC 12) and looks up a
+# locale facet.
 STRINGBUF_SNIPPET = r"""
+#include <locale>
 #include <sstream>
 #include <string>
 extern "C" __attribute__((visibility("default"))) int probe(char* out) {
   std::ostringstream stream;
-  stream << 7 << "x";
+  stream << 7 << std::use_facet<std::numpunct<char>>(std::locale()).decimal_point();
   const std::string text = stream.str();
   text.copy(out, text.size());
   out[text.size()] = 0;
@@ -129,7 +131,9 @@ def test_keep_weak_links_a_library_with_its_own_template_copies(tmp_path):
     copy of basic_stringbuf's destructor in the COMDAT group that the archive's sstream-inst.o
     holds too. With the archive's weak definitions made local the link fails (the linker keeps
     toml++'s group, and sstream-inst.o's references point into its discarded copy);
-    --keep-weak links, with nothing above GLIBCXX_3.4.24, and the library works."""
+    --keep-weak-defined-by (the rest of the link) links, with nothing above GLIBCXX_3.4.24, the
+    facet lookup still the system's (a private locale::id would throw std::bad_cast), and the
+    library works."""
     pins = COMPAT / "glibc_pins.h"
     toml = tmp_path / "toml.o"
     subprocess.run(["g++", "-std=c++20", "-O3", "-fPIC", "-DTOML_HEADER_ONLY=0", "-include",
@@ -142,7 +146,8 @@ def test_keep_weak_links_a_library_with_its_own_template_copies(tmp_path):
         archive = tmp_path / f"nonshared-{keep_weak}.a"
         subprocess.run([str(PYTHON), str(COMPAT / "stdcxx_nonshared.py"), "--cxx", "g++",
                         "--nm", "nm", "--ar", "ar", "--objcopy", "objcopy", "--pins", str(pins),
-                        "--output", str(archive), *(["--keep-weak"] if keep_weak else [])],
+                        "--output", str(archive),
+                        *(["--keep-weak-defined-by", str(toml)] if keep_weak else [])],
                        check=True, capture_output=True)
         library = tmp_path / f"lib-{keep_weak}.so"
         # -O0: the stream's calls stay calls, so the archive's sstream objects are linked in.
@@ -159,10 +164,12 @@ def test_keep_weak_links_a_library_with_its_own_template_copies(tmp_path):
                              check=True).stdout
     newer = re.findall(r"GLIBCXX_3\.4\.(?:2[5-9]|3\d)|CXXABI_1\.3\.1[2-9]", dynamic)
     assert not newer, newer
+    assert re.search(r"\*UND\*.*\(GLIBCXX_[\d.]+\)\s+_ZSt9use_facetINSt7__cxx118numpunctIcEEE",
+                     dynamic), dynamic
     import ctypes
     out = ctypes.create_string_buffer(16)
     assert ctypes.CDLL(str(library)).probe(out) == 2
-    assert out.value == b"7x"
+    assert out.value == b"7."
 
 
 @pytest.fixture(scope="module")
