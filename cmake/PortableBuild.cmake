@@ -11,7 +11,10 @@
 #     functions with no version at or below 2.28 that the code or libstdc++ calls (the stat
 #     family, arc4random, __libc_single_threaded) get hidden definitions
 #     (cmake/portable/glibc_shims.c);
-#   - executables start from cmake/portable/start.S instead of glibc 2.36's Scrt1.o.
+#   - executables start from cmake/portable/start.S instead of glibc 2.36's Scrt1.o;
+#   - the C++ API's shared library (kh_portable_link_shared) links the system's shared
+#     libstdc++, whose std::string it shares with the program, and private copies of only the
+#     libstdc++ objects above GLIBCXX_3.4.24 (stdcxx_nonshared.py, as kernels).
 set(KERNELHUB_PORTABLE_DEPS "" CACHE PATH "Prefix of the static libraries (scripts/wheel/build-deps.sh)")
 if(NOT EXISTS "${KERNELHUB_PORTABLE_DEPS}/lib/libcurl.a")
   message(FATAL_ERROR "KERNELHUB_PORTABLE needs KERNELHUB_PORTABLE_DEPS, the prefix that "
@@ -119,4 +122,67 @@ function(kh_portable_link target)
   if(type STREQUAL "EXECUTABLE")
     target_link_options(${target} PRIVATE "-B${kh_startfiles}")
   endif()
+endfunction()
+
+# libkernelhub (the C++ API) hands std::string, std::filesystem::path and exceptions to the
+# program, so it must use the program's libstdc++: the system's shared one, not a private copy.
+# What it calls that libstdc++ exports only above GLIBCXX_3.4.24 (std::filesystem, ...) comes
+# from private copies of those objects, the archive kernels link (docs/build.md): in each copy
+# the symbols the shared library exports at an allowed version are made local, so the library
+# keeps calling the system's copies of those (and its locale facets' ids). The weak ones that the
+# library's own objects define too stay global (--keep-weak-defined-by): made local, they break
+# the link with "defined in discarded section" (toml++'s basic_stringbuf destructor). So the
+# archive is made when the library is linked, from its objects and the static libraries it links.
+set(kh_stdcxx_nonshared_dir "${CMAKE_BINARY_DIR}/portable/shared")
+file(MAKE_DIRECTORY "${kh_stdcxx_nonshared_dir}")
+
+# kh_static_closure(OUT TARGET...): our static libraries that TARGETs link, transitively.
+function(kh_static_closure out)
+  set(found "")
+  set(pending ${ARGN})
+  while(pending)
+    list(POP_FRONT pending item)
+    if(NOT TARGET "${item}")
+      continue()
+    endif()
+    get_target_property(aliased "${item}" ALIASED_TARGET)
+    if(aliased)
+      set(item "${aliased}")
+    endif()
+    get_target_property(type "${item}" TYPE)
+    get_target_property(imported "${item}" IMPORTED)
+    if(NOT type STREQUAL "STATIC_LIBRARY" OR imported OR item IN_LIST found)
+      continue()
+    endif()
+    list(APPEND found "${item}")
+    get_target_property(linked "${item}" LINK_LIBRARIES)
+    if(linked)
+      list(APPEND pending ${linked})
+    endif()
+  endwhile()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
+# kh_portable_link_shared(TARGET): kh_portable_link for a shared library that links the shared
+# libstdc++. The archive must follow every static library of the link and precede the driver's
+# -lstdc++, so it goes first in this directory's standard libraries (which CMake reads per
+# directory): call it from the directory of TARGET, the only C++ library linked there, after
+# its target_link_libraries.
+function(kh_portable_link_shared target)
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:kh_portable_compat>)
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL" "LINKER:--as-needed")
+  get_target_property(linked ${target} LINK_LIBRARIES)
+  kh_static_closure(archives ${linked})
+  set(files "")
+  foreach(archive IN LISTS archives)
+    list(APPEND files "$<TARGET_FILE:${archive}>")
+  endforeach()
+  set(output "${kh_stdcxx_nonshared_dir}/lib${target}_stdcxx_nonshared.a")
+  add_custom_command(TARGET ${target} PRE_LINK
+    COMMAND "${Python3_EXECUTABLE}" "${kh_compat_dir}/stdcxx_nonshared.py"
+            --cxx "${CMAKE_CXX_COMPILER}" --nm "${CMAKE_NM}" --ar "${CMAKE_AR}"
+            --objcopy "${CMAKE_OBJCOPY}" --pins "${kh_glibc_pins}" --output "${output}"
+            --keep-weak-defined-by "$<TARGET_OBJECTS:${target}>" ${files}
+    COMMAND_EXPAND_LISTS VERBATIM)
+  set(CMAKE_CXX_STANDARD_LIBRARIES "${output} ${CMAKE_CXX_STANDARD_LIBRARIES}" PARENT_SCOPE)
 endfunction()

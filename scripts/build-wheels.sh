@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Builds kernelhub's wheels into build/wheel/dist (docs/wheels.md): one manylinux_2_28 x86_64
 # wheel per CPython, each with the Python package and its extension, the kernel-builder and
-# kernelhub programs (installed on PATH by pip), everything linked statically but glibc,
-# libstdc++ and libgcc_s. Every binary is then checked by auditwheel and by our own check-abi.
+# kernelhub programs (installed on PATH by pip) and the C++ API (the header, libkernelhub and
+# the CMake package `kernelhub`, installed under the environment's include/ and lib/),
+# everything linked statically but glibc, libstdc++ and libgcc_s. Every binary is then checked by auditwheel and by our own check-abi.
 #
 #   bash scripts/build-wheels.sh                 # CPython 3.10, 3.11, 3.12 and 3.13
 #   bash scripts/build-wheels.sh 3.11            # only the ones named
@@ -50,10 +51,10 @@ for version in "${versions[@]}"; do
   fi
   tree=$work/$tag
   cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELHUB_PORTABLE=ON \
-    -DKERNELHUB_PORTABLE_DEPS="$work/deps" -DKERNELHUB_BUILD_TESTS=OFF \
+    -DKERNELHUB_PORTABLE_DEPS="$work/deps" -DKERNELHUB_BUILD_TESTS=OFF -DKERNELHUB_BUILD_TORCH_API=ON \
     -DPython_EXECUTABLE="$venv/bin/python" -DPython3_EXECUTABLE="$venv/bin/python" \
     -Dpybind11_DIR="$("$venv/bin/python" -m pybind11 --cmakedir)" >/dev/null
-  cmake --build "$tree" --target kernel-builder kernelhub _kernelhub
+  cmake --build "$tree" --target kernel-builder kernelhub _kernelhub kernelhub_torch
 
   stage=$work/stage-$tag
   rm -rf "$stage"
@@ -64,7 +65,12 @@ for version in "${versions[@]}"; do
   cp python/kernelhub/layer/*.py "$stage/kernelhub/layer/"
   cp "$tree"/python/kernelhub/_kernelhub*.so "$stage/kernelhub/"
   cp "$tree/src/kernelhub/cli/kernel-builder" "$tree/src/kernelhub/cli/kernelhub" "$data/scripts/"
-  strip --strip-unneeded "$data/scripts/"* "$stage"/kernelhub/_kernelhub*.so
+  # The C++ API into the wheel's data scheme, which pip installs under the environment's prefix:
+  # CMAKE_PREFIX_PATH=$VIRTUAL_ENV finds lib/cmake/kernelhub. Its library is one file named by
+  # its soname (no symbolic link: a wheel holds none).
+  cmake --install "$tree" --component cxx_api --prefix "$data/data" >/dev/null
+  api_lib=$(ls "$data/data/lib/libkernelhub.so."*)
+  strip --strip-unneeded "$data/scripts/"* "$stage"/kernelhub/_kernelhub*.so "$api_lib"
   "$venv/bin/python" scripts/wheel/write_metadata.py --pyproject python/pyproject.toml \
     --version "$project_version" --tag "$tag-$tag-linux_x86_64" --readme README.md "$info"
 
@@ -77,6 +83,7 @@ for version in "${versions[@]}"; do
   wheel=$(ls "$dist/kernelhub-$project_version-$tag-$tag-"*manylinux_2_28_x86_64*.whl)
   PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" show "$wheel"
   "$tree/src/kernelhub/cli/kernel-builder" check-abi --manylinux manylinux_2_28 \
-    "$stage"/kernelhub/_kernelhub*.so "$data/scripts/kernel-builder" "$data/scripts/kernelhub"
+    "$stage"/kernelhub/_kernelhub*.so "$data/scripts/kernel-builder" "$data/scripts/kernelhub" \
+    "$api_lib"
   echo "build-wheels: $wheel ($(du -h "$wheel" | cut -f1))" >&2
 done

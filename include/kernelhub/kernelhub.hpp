@@ -5,35 +5,92 @@
 // ops through the Torch dispatcher. The variant's `<id>.abi3.so` is dlopen'ed with RTLD_LOCAL
 // (its Python module init is never run, so no Python is needed); its static initialisers
 // register the ops under the namespace `<id>`, so two builds of one kernel live side by side.
+//
+// Everything that needs libtorch is in this header, compiled into the program with the program's
+// own torch: what this process is (torch version, C++ ABI, CUDA runtime) and the dispatcher
+// calls. The library libkernelhub links no libtorch; it is told the process in a plain
+// description (detail::Process), so one build of it serves any torch.
 
-#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
+// libkernelhub passes std::string and std::filesystem::path to the program: both sides must use
+// libstdc++'s C++11 ABI, as libtorch 2.7 and later do everywhere.
+#if defined(_GLIBCXX_USE_CXX11_ABI) && !_GLIBCXX_USE_CXX11_ABI
+#error "kernelhub's C++ API needs _GLIBCXX_USE_CXX11_ABI=1 (a libtorch built with the C++11 ABI)"
+#endif
+
+#include <ATen/Context.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/version.h>
+
+#include <kernelhub/library.hpp>
 
 namespace kernelhub {
 
-struct KernelMetadata {
-  std::string id;    // the ops namespace
-  std::string name;  // "relu"
-  std::uint64_t version = 0;
-  std::string license;
-  std::string backend;             // "cpu", "cuda", ...
-  std::vector<std::string> archs;  // CUDA capabilities or ROCm targets; empty when none
-};
+namespace detail {
+
+// Described from the program's libtorch: the headers it compiles against and its CUDA hooks.
+inline Process this_process() {
+  Process process;
+  process.torch_major = TORCH_VERSION_MAJOR;
+  process.torch_minor = TORCH_VERSION_MINOR;
+#if defined(_GLIBCXX_USE_CXX11_ABI)
+  process.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
+#endif
+#if defined(__x86_64__)
+  process.cpu = "x86_64";
+#elif defined(__aarch64__)
+  process.cpu = "aarch64";
+#endif
+  if (at::globalContext().hasCUDA()) {
+    // Like torch.version.cuda: the CUDA runtime libtorch was built with (12080 -> 12.8).
+    const long cudart = at::detail::getCUDAHooks().versionCUDART();
+    process.backend = "cuda";
+    process.backend_major = static_cast<unsigned>(cudart / 1000);
+    process.backend_minor = static_cast<unsigned>((cudart % 1000) / 10);
+  }
+  return process;
+}
+
+}  // namespace detail
+
+class KernelHandle;
+
+// Loads the variant of a local kernel that fits this process (variant folders in `path`, then
+// `path/build`, else `path` itself; loader.md §1.1). `backend` is "cpu" or the backend libtorch
+// was built for. Throws std::runtime_error with the decision trace when nothing fits. Loading
+// the same variant twice returns the same library.
+inline KernelHandle get_local_kernel(const std::filesystem::path& path,
+                                     std::optional<std::string> backend = std::nullopt);
+
+// Loads `repo_id` from the Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, KERNELS_CACHE or the
+// huggingface_hub cache are honoured, as in Python): the variant that fits this libtorch is
+// downloaded into the shared cache, checked against its blob names, then opened like
+// get_local_kernel. Throws std::runtime_error with the reference's texts (the decision trace
+// when no variant fits); warnings (an older version, a redirect) go to stderr.
+inline KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options);
+
+// Opens a variant folder (build/<variant>) that the caller already chose.
+inline KernelHandle open_variant(const std::filesystem::path& variant_path);
 
 class KernelHandle {
  public:
-  const std::string& id() const { return m_metadata.id; }
-  const KernelMetadata& metadata() const { return m_metadata; }
-  const std::filesystem::path& variant_path() const { return m_variant_path; }
+  KernelHandle() = default;  // no kernel: the functions below make handles
+
+  const std::string& id() const { return m_variant.metadata.id; }
+  const KernelMetadata& metadata() const { return m_variant.metadata; }
+  const std::filesystem::path& variant_path() const { return m_variant.variant_path; }
 
   // The op `<id>::<name>`; throws c10::Error when the kernel has no such op.
-  c10::OperatorHandle op(std::string_view name) const;
+  c10::OperatorHandle op(std::string_view name) const {
+    const std::string full = m_variant.metadata.id + "::" + std::string(name);
+    return c10::Dispatcher::singleton().findSchemaOrThrow(full.c_str(), "");
+  }
 
   // Calls op `name` with the signature `Return(Args...)`, e.g.
   // `handle.call<at::Tensor, at::Tensor&, const at::Tensor&>("relu", out, x)`.
@@ -43,44 +100,24 @@ class KernelHandle {
   }
 
  private:
+  friend KernelHandle get_local_kernel(const std::filesystem::path&, std::optional<std::string>);
+  friend KernelHandle get_kernel(const std::string&, const GetKernelOptions&);
   friend KernelHandle open_variant(const std::filesystem::path&);
-  KernelMetadata m_metadata;
-  std::filesystem::path m_variant_path;
-  void* m_library = nullptr;  // kept open for the life of the process
+  explicit KernelHandle(detail::OpenedVariant variant) : m_variant(std::move(variant)) {}
+  detail::OpenedVariant m_variant;
 };
 
-// Loads the variant of a local kernel that fits this process (variant folders in `path`, then
-// `path/build`, else `path` itself; loader.md §1.1). `backend` is "cpu" or the backend libtorch
-// was built for. Throws std::runtime_error with the decision trace when nothing fits. Loading
-// the same variant twice returns the same library.
-KernelHandle get_local_kernel(const std::filesystem::path& path,
-                              std::optional<std::string> backend = std::nullopt);
+inline KernelHandle get_local_kernel(const std::filesystem::path& path,
+                                     std::optional<std::string> backend) {
+  return KernelHandle(detail::get_local_kernel(path, backend, detail::this_process()));
+}
 
-// What to load from the Hub: exactly one of `version` (the v<N> branch) and `revision` (a
-// branch, tag or commit), as in Python's `get_kernel`.
-struct GetKernelOptions {
-  std::optional<unsigned> version;
-  std::optional<std::string> revision;
-  std::optional<std::string> backend;  // "cpu", or the backend libtorch was built for
-  bool trust_remote_code = false;      // skip the publisher trust check
-  // Refuse the variant unless its metadata.json carries a Sigstore signature by a
-  // kernels-community build workflow, or a keyed signature (`kernel-builder sign`) by a trusted
-  // key, and its files match the signed digest; checked before the library is opened. Unset:
-  // KERNELHUB_REQUIRE_SIGNATURE decides (off when it is unset).
-  std::optional<bool> require_signature;
-  // PEM public keys that keyed signatures must come from. Empty: KERNELHUB_TRUSTED_KEYS
-  // (files separated by ':'), else the keys the hub publishes (kernelhub serve's config.toml).
-  std::vector<std::filesystem::path> trusted_keys;
-};
+inline KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options) {
+  return KernelHandle(detail::get_kernel(repo_id, options, detail::this_process()));
+}
 
-// Loads `repo_id` from the Hub (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, KERNELS_CACHE or the
-// huggingface_hub cache are honoured, as in Python): the variant that fits this libtorch is
-// downloaded into the shared cache, checked against its blob names, then opened like
-// get_local_kernel. Throws std::runtime_error with the reference's texts (the decision trace
-// when no variant fits); warnings (an older version, a redirect) go to stderr.
-KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options);
-
-// Opens a variant folder (build/<variant>) that the caller already chose.
-KernelHandle open_variant(const std::filesystem::path& variant_path);
+inline KernelHandle open_variant(const std::filesystem::path& variant_path) {
+  return KernelHandle(detail::open_variant(variant_path));
+}
 
 }  // namespace kernelhub

@@ -106,6 +106,72 @@ def test_compat_files_make_a_plain_library_conform(tmp_path):
     assert out.value == b"0.1"
 
 
+# A library that calls std::ostringstream::str() (GLIBCXX_3.4.29 on GCC 12) and looks up a
+# locale facet.
+STRINGBUF_SNIPPET = r"""
+#include <locale>
+#include <sstream>
+#include <string>
+extern "C" __attribute__((visibility("default"))) int probe(char* out) {
+  std::ostringstream stream;
+  stream << 7 << std::use_facet<std::numpunct<char>>(std::locale()).decimal_point();
+  const std::string text = stream.str();
+  text.copy(out, text.size());
+  out[text.size()] = 0;
+  return static_cast<int>(text.size());
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("objdump") is None
+                    or not Path("/usr/include/toml++/toml.h").exists(),
+                    reason="needs g++, binutils and toml++'s headers")
+def test_keep_weak_links_a_library_with_its_own_template_copies(tmp_path):
+    """libkernelhub (cmake/PortableBuild.cmake) links toml++'s compiled part, which holds its own
+    copy of basic_stringbuf's destructor in the COMDAT group that the archive's sstream-inst.o
+    holds too. With the archive's weak definitions made local the link fails (the linker keeps
+    toml++'s group, and sstream-inst.o's references point into its discarded copy);
+    --keep-weak-defined-by (the rest of the link) links, with nothing above GLIBCXX_3.4.24, the
+    facet lookup still the system's (a private locale::id would throw std::bad_cast), and the
+    library works."""
+    pins = COMPAT / "glibc_pins.h"
+    toml = tmp_path / "toml.o"
+    subprocess.run(["g++", "-std=c++20", "-O3", "-fPIC", "-DTOML_HEADER_ONLY=0", "-include",
+                    str(pins), "-c", str(REPO_ROOT / "cmake" / "portable" / "tomlplusplus_impl.cpp"),
+                    "-o", str(toml)], check=True)
+    source = tmp_path / "snippet.cpp"
+    source.write_text(STRINGBUF_SNIPPET)
+    links = {}
+    for keep_weak in (False, True):
+        archive = tmp_path / f"nonshared-{keep_weak}.a"
+        subprocess.run([str(PYTHON), str(COMPAT / "stdcxx_nonshared.py"), "--cxx", "g++",
+                        "--nm", "nm", "--ar", "ar", "--objcopy", "objcopy", "--pins", str(pins),
+                        "--output", str(archive),
+                        *(["--keep-weak-defined-by", str(toml)] if keep_weak else [])],
+                       check=True, capture_output=True)
+        library = tmp_path / f"lib-{keep_weak}.so"
+        # -O0: the stream's calls stay calls, so the archive's sstream objects are linked in.
+        links[keep_weak] = (library, subprocess.run(
+            ["g++", "-std=c++20", "-O0", "-fPIC", "-shared", "-fvisibility=hidden", "-include",
+             str(pins), str(source), str(toml), str(COMPAT / "glibc_compat.cpp"), "-o",
+             str(library), "-Wl,--exclude-libs,ALL", str(archive), "-lpthread"],
+            capture_output=True, text=True))
+    _, refused = links[False]
+    assert refused.returncode != 0 and "discarded section" in refused.stderr, refused.stderr[-2000:]
+    library, linked = links[True]
+    assert linked.returncode == 0, linked.stderr[-2000:]
+    dynamic = subprocess.run(["objdump", "-T", str(library)], capture_output=True, text=True,
+                             check=True).stdout
+    newer = re.findall(r"GLIBCXX_3\.4\.(?:2[5-9]|3\d)|CXXABI_1\.3\.1[2-9]", dynamic)
+    assert not newer, newer
+    assert re.search(r"\*UND\*.*\(GLIBCXX_[\d.]+\)\s+_ZSt9use_facetINSt7__cxx118numpunctIcEEE",
+                     dynamic), dynamic
+    import ctypes
+    out = ctypes.create_string_buffer(16)
+    assert ctypes.CDLL(str(library)).probe(out) == 2
+    assert out.value == b"7."
+
+
 @pytest.fixture(scope="module")
 def cxx20(built_example):
     """examples/cxx20-symbols as conftest's built_example builds it (check-abi on, an error)."""

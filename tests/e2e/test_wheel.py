@@ -4,19 +4,20 @@
 scripts/build-wheels.sh builds the wheel for this interpreter. It must be manylinux_2_28 with no
 external library (auditwheel) and pass our own check-abi. Installed with pip into a fresh venv
 outside the repository, it must run the demo's steps (build examples/relu, serve, upload,
-get_kernel from Python) inside a bubblewrap sandbox whose /usr/lib/x86_64-linux-gnu holds only
+get_kernel from Python, and from C++: examples/cpp built against the wheel's CMake package)
+inside a bubblewrap sandbox whose /usr/lib/x86_64-linux-gnu holds only
 glibc, libstdc++, libgcc_s and what the interpreter, the compiler and torch need: none of the
 libraries of the Debian -dev packages the development build links (curl, OpenSSL, libgit2, fmt,
 toml++, cmark-gfm, ...). The development build's own binaries must fail there, which proves the
 sandbox hides them.
 """
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -34,9 +35,11 @@ FORBIDDEN = re.compile(
     r"^lib(curl|git2|tomlplusplus|fmt|cmark|mbed|http_parser|ssh2|nghttp2|idn2|rtmp|psl|"
     r"gssapi|krb5|k5crypto|ldap|lber|brotli|gcrypt|gpg-error|pcre2)")
 # What the wheel's binaries may name in NEEDED: glibc's libraries and libgcc_s (libstdc++ is
-# linked in statically, docs/wheels.md).
+# linked in statically, docs/wheels.md); the C++ API's library also the shared libstdc++, whose
+# std::string it shares with the program.
 ALLOWED_NEEDED = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
                   "libgcc_s.so.1", "ld-linux-x86-64.so.2"}
+API_LIBRARY = re.compile(r"^libkernelhub\.so\.\d+\.\d+$")
 # From PyPI into the fresh venv, as a user without Debian's cmake (whose binary links libcurl)
 # would get them.
 BUILD_TOOLS = ["cmake==3.31.6", "ninja==1.11.1.4"]
@@ -85,10 +88,22 @@ def test_wheel_is_manylinux_2_28_and_passes_check_abi(wheel, tmp_path):
     names = sorted(path.name for path in files)
     assert "kernel-builder" in names and "kernelhub" in names, names
     assert any(name.startswith(f"_kernelhub.cpython-{TAG[2:]}") for name in names), names
+    # The C++ API, in the data scheme pip installs under the environment's prefix.
+    data = next((tmp_path / "unpacked").glob("kernelhub-*.data")) / "data"
+    [api] = [path for path in files if API_LIBRARY.match(path.name)]
+    assert api.parent == data / "lib", api
+    assert (data / "include" / "kernelhub" / "kernelhub.hpp").is_file()
+    for name in ("kernelhubConfig.cmake", "kernelhubConfigVersion.cmake", "kernelhubTargets.cmake"):
+        assert (data / "lib" / "cmake" / "kernelhub" / name).is_file(), name
+    # It exports the API alone (kernelhub::detail's functions), nothing of what is linked in.
+    exported = run(["nm", "-DC", "--defined-only", api]).stdout.splitlines()
+    symbols = [line.split(maxsplit=2)[2] for line in exported if len(line.split(maxsplit=2)) == 3]
+    assert symbols and all(name.startswith("kernelhub::detail::") for name in symbols), symbols[:10]
     for path in files:
         dynamic = run(["readelf", "-d", path]).stdout
         needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic))
-        assert needed and needed <= ALLOWED_NEEDED, (path.name, needed - ALLOWED_NEEDED)
+        allowed = ALLOWED_NEEDED | ({"libstdc++.so.6"} if path == api else set())
+        assert needed and needed <= allowed, (path.name, needed - allowed)
     builder = next(path for path in files if path.name == "kernel-builder")
     builder.chmod(0o755)
     checked = run([builder, "check-abi", "--manylinux", "manylinux_2_28", "--json", *files])
@@ -132,7 +147,10 @@ def installed(wheel, tmp_path_factory):
          *BUILD_TOOLS])
     site = Path(run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
                 .stdout.strip())
-    (site / "zz-torch-from-project.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # The folder torch is installed in, which for a worktree's venv (layered over the main
+    # tree's) is not its own site-packages.
+    torch_site = Path(importlib.util.find_spec("torch").origin).parent.parent
+    (site / "zz-torch-from-project.pth").write_text(f"{torch_site}\n")
     return venv
 
 
@@ -234,6 +252,23 @@ def test_demo_steps_from_the_installed_wheel_in_the_sandbox(sandbox, installed):
         loaded = run([*argv, bin_dir / "python", "-c", script], env=hub_env)
         assert "loaded" in loaded.stdout
         assert str(installed) in loaded.stdout
+
+        # From C++, as scripts/demo.sh does: examples/cpp configured against the wheel's CMake
+        # package (CMAKE_PREFIX_PATH=the venv) and torch's, with the venv's cmake and ninja.
+        torch_prefix = run([bin_dir / "python", "-c",
+                            "import torch.utils; print(torch.utils.cmake_prefix_path)"],
+                           env=env).stdout.strip()
+        cpp = work / "cpp"
+        run([*argv, bin_dir / "cmake", "-S", ROOT / "examples" / "cpp", "-B", cpp, "-G", "Ninja",
+             "-DCMAKE_BUILD_TYPE=Release", f"-DCMAKE_PREFIX_PATH={torch_prefix};{installed}"],
+            env=env)
+        assert (f"kernelhub_DIR:PATH={installed}/lib/cmake/kernelhub"
+                in (cpp / "CMakeCache.txt").read_text())
+        run([*argv, bin_dir / "cmake", "--build", cpp, "--target", "relu_from_hub"], env=env)
+        linked = run([*argv, "ldd", cpp / "relu_from_hub"], env=env).stdout
+        assert re.search(rf"libkernelhub\.so\S* => {re.escape(str(installed))}/lib/", linked), linked
+        from_cpp = run([*argv, cpp / "relu_from_hub", "demo/relu", "1"], env=hub_env)
+        assert from_cpp.stdout.strip().endswith("matches torch::relu"), from_cpp.stdout
     finally:
         server.terminate()
         server.wait(timeout=30)

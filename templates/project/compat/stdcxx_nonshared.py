@@ -18,7 +18,16 @@ In each copied object:
 
 usage: stdcxx_nonshared.py --cxx C++ --nm NM --ar AR --objcopy OBJCOPY --pins glibc_pins.h
                            --output libkernelhub_stdcxx_nonshared.a [--glibcxx 3.4.24]
-                           [--cxxabi 1.3.11]
+                           [--cxxabi 1.3.11] [--keep-weak-defined-by FILE...]
+
+--keep-weak-defined-by leaves global the weak definitions (template instantiations in COMDAT
+groups, such as basic_stringbuf's destructor in sstream-inst.o) that the given objects or
+archives, the rest of the link, define too, and those that two copied objects define. Made local, such a symbol breaks the link: the linker
+keeps the link's own copy of the group, discards the archive's, and the archive's references to
+its now-local symbol point into a discarded section. Only those: a weak definition the link only
+refers to (use_facet<numpunct<char>>, say) stays local, or the link's references would bind to
+the private copy and its private locale::id. kernelhub's own libkernelhub
+(cmake/PortableBuild.cmake) needs it; kernels are linked without it.
 It writes an empty archive when the kernel needs none of it: that costs nothing at link time.
 """
 import argparse
@@ -94,6 +103,16 @@ def select_members(symbols, newer, allowed):
     return sorted(wanted)
 
 
+def weak_definitions(nm, files):
+    """The names that `files` (objects or archives) define as weak."""
+    names = set()
+    for line in run([nm, "--format=posix", "-A", "--defined-only", *files]).splitlines():
+        parts = line.split()  # "file: name type value [size]" or "archive[member]: ..."
+        if len(parts) >= 3 and parts[2] in ("W", "V"):
+            names.add(parts[1])
+    return names
+
+
 def glibc_pins(header, machine):
     column = 3 if machine == "aarch64" else 2
     pins = {}
@@ -108,6 +127,7 @@ def main():
         parser.add_argument(option, required=True)
     parser.add_argument("--glibcxx", default="3.4.24")
     parser.add_argument("--cxxabi", default="1.3.11")
+    parser.add_argument("--keep-weak-defined-by", nargs="+", default=[])
     args = parser.parse_args()
     output = Path(args.output)
     output.unlink(missing_ok=True)
@@ -133,7 +153,17 @@ def main():
         selected = work / "selected.a"
         run([args.ar, "rcs", str(selected), *(str(work / member) for member in members)])
         localize = work / "localize.txt"
-        localize.write_text("".join(f"{name}\n" for name in sorted(allowed)))
+        local = set(allowed)
+        if args.keep_weak_defined_by:
+            # Weak in two copied objects (sstream-inst.o and lt5-sstream-inst.o hold the same
+            # groups), or weak here and in the rest of the link.
+            copies = {}
+            for member in members:
+                for name in weak_definitions(args.nm, [str(work / member)]):
+                    copies[name] = copies.get(name, 0) + 1
+            shared = {name for name, count in copies.items() if count > 1}
+            local -= shared | (set(copies) & weak_definitions(args.nm, args.keep_weak_defined_by))
+        localize.write_text("".join(f"{name}\n" for name in sorted(local)))
         renames = work / "pins.txt"
         renames.write_text("".join(f"{name} {name}@GLIBC_{version}\n"
                                    for name, version in sorted(pins.items())))

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C++ API (include/kernelhub/kernelhub.hpp) over kh_loader: this process's system from
-// libtorch itself, the variant choice, then dlopen of the variant's library.
-#include <kernelhub/kernelhub.hpp>
+// libkernelhub, under the C++ API (include/kernelhub/kernelhub.hpp): the variant choice for the
+// process the header describes (detail::Process), then dlopen of the variant's library. No
+// libtorch here: what needs it is inline in the header, compiled with the program's own torch.
+#include <kernelhub/library.hpp>
 
 #include <dlfcn.h>
 
@@ -9,10 +10,6 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
-
-#include <ATen/Context.h>
-#include <ATen/detail/CUDAHooksInterface.h>
-#include <torch/version.h>
 
 #include <kernelhub/loader/hub_kernel.hpp>
 #include <kernelhub/loader/kernel_module.hpp>
@@ -25,24 +22,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-variants::SystemInfo this_process() {
+variants::SystemInfo system_of(const detail::Process& process) {
   variants::SystemInfo system;
   system.torch_version = variants::ReleaseVersion::from_parts(
-      std::to_string(TORCH_VERSION_MAJOR), std::to_string(TORCH_VERSION_MINOR));
+      std::to_string(process.torch_major), std::to_string(process.torch_minor));
 #if defined(__linux__)
-  system.cxx11_abi = _GLIBCXX_USE_CXX11_ABI != 0;
+  system.cxx11_abi = process.cxx11_abi;
 #endif
-#if defined(__x86_64__)
-  system.cpu = "x86_64";
-#elif defined(__aarch64__)
-  system.cpu = "aarch64";
-#endif
-  if (at::globalContext().hasCUDA()) {
-    // Like torch.version.cuda: the CUDA runtime libtorch was built with (12080 -> 12.8).
-    const long cudart = at::detail::getCUDAHooks().versionCUDART();
+  if (!process.cpu.empty()) {
+    system.cpu = process.cpu;
+  }
+  if (process.backend == "cuda") {
     system.backend = {types::Backend::cuda,
-                      variants::ReleaseVersion::from_parts(std::to_string(cudart / 1000),
-                                                           std::to_string((cudart % 1000) / 10))};
+                      variants::ReleaseVersion::from_parts(std::to_string(process.backend_major),
+                                                           std::to_string(process.backend_minor))};
+  } else if (!process.backend.empty()) {
+    throw std::runtime_error("kernelhub: unknown backend \"" + process.backend +
+                             "\" in the process description (expected \"cuda\" or none)");
   }
   return system;
 }
@@ -62,13 +58,11 @@ fs::path find_library(const fs::path& package_dir, const std::string& id) {
 
 }  // namespace
 
-c10::OperatorHandle KernelHandle::op(std::string_view name) const {
-  const std::string full = m_metadata.id + "::" + std::string(name);
-  return c10::Dispatcher::singleton().findSchemaOrThrow(full.c_str(), "");
-}
+namespace detail {
 
-KernelHandle get_local_kernel(const fs::path& path, std::optional<std::string> backend) {
-  auto system = this_process();
+OpenedVariant get_local_kernel(const fs::path& path, const std::optional<std::string>& backend,
+                               const Process& process) {
+  auto system = system_of(process);
   if (auto applied = variants::apply_backend(system, backend); !applied) {
     throw std::runtime_error(applied.error().message);
   }
@@ -80,9 +74,11 @@ KernelHandle get_local_kernel(const fs::path& path, std::optional<std::string> b
   return open_variant(match->variant_path);
 }
 
-KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& options) {
-  // backend= is applied by the core per request, against the system as detected.
-  const auto context = loader::HubLoadContext::from_environment(this_process(), loader::DeviceArch{});
+OpenedVariant get_kernel(const std::string& repo_id, const GetKernelOptions& options,
+                         const Process& process) {
+  // backend= is applied by the core per request, against the system as described.
+  const auto context =
+      loader::HubLoadContext::from_environment(system_of(process), loader::DeviceArch{});
   loader::HubKernelRequest request;
   request.repo_id = repo_id;
   request.version = options.version;
@@ -113,7 +109,7 @@ KernelHandle get_kernel(const std::string& repo_id, const GetKernelOptions& opti
   return open_variant(kernel->variant_path);
 }
 
-KernelHandle open_variant(const fs::path& variant_path) {
+OpenedVariant open_variant(const fs::path& variant_path) {
   auto module = loader::resolve_kernel_module(variant_path);
   if (!module) {
     throw std::runtime_error(module.error().message);
@@ -145,13 +141,15 @@ KernelHandle open_variant(const fs::path& variant_path) {
     }
   }
 
-  KernelHandle handle;
-  handle.m_variant_path = module->variant_path;
-  handle.m_library = library;
-  handle.m_metadata = {metadata.id, metadata.name.str(), metadata.version, metadata.license,
-                       std::string(types::to_string(metadata.backend.type)),
-                       metadata.backend.archs.value_or(std::vector<std::string>{})};
-  return handle;
+  OpenedVariant opened;
+  opened.variant_path = module->variant_path;
+  opened.library = library;
+  opened.metadata = {metadata.id, metadata.name.str(), metadata.version, metadata.license,
+                     std::string(types::to_string(metadata.backend.type)),
+                     metadata.backend.archs.value_or(std::vector<std::string>{})};
+  return opened;
 }
+
+}  // namespace detail
 
 }  // namespace kernelhub
