@@ -174,10 +174,12 @@ TEST(InitProject, CardKeepsFillCardPlaceholdersAndRendersLater) {
   const auto& card = content(files, "CARD.md");
   EXPECT_TRUE(card.starts_with("---\nlibrary_name: kernels\n{% if license %}\n"));
   EXPECT_TRUE(contains(card, "\n# my-kernel\n"));
-  EXPECT_TRUE(contains(card, "get_kernel(\"{{ repo_id }}\", version={{ version }})"));
+  EXPECT_TRUE(contains(card, "get_kernel(\"{{ repo_id }}\", version={{ version }}"));
   EXPECT_FALSE(contains(card, "{% raw %}"));
 
-  // What fill-card will do with it: render once more, with the card context.
+  // What fill-card will do with it: render once more, with the card context. Only the
+  // reference's names here (its fill-card knows no others): the examples then assume
+  // huggingface.co and an untrusted publisher.
   const nlohmann::json context = {{"repo_id", "me/my-kernel"},  {"version", 1},
                                   {"functions", {"my_kernel"}},   {"layers", nullptr},
                                   {"has_benchmark", true},        {"upstream", nullptr},
@@ -186,8 +188,11 @@ TEST(InitProject, CardKeepsFillCardPlaceholdersAndRendersLater) {
   const auto filled = render_template(card, "CARD.md", context);
   ASSERT_TRUE(filled.has_value()) << filled.error().message;
   EXPECT_TRUE(filled->starts_with("---\nlibrary_name: kernels\nlicense: apache-2.0\n---\n"));
-  EXPECT_TRUE(contains(*filled, "kernel = get_kernel(\"me/my-kernel\", version=1)\n"
-                                "result = kernel.my_kernel(...)\n"));
+  EXPECT_TRUE(contains(*filled, "kernel = get_kernel(\"me/my-kernel\", version=1, "
+                                "trust_remote_code=True)\n"
+                                "help(kernel.my_kernel)  # then call kernel.my_kernel(...)\n"));
+  EXPECT_TRUE(contains(*filled, "[`me/my-kernel`](https://huggingface.co/me/my-kernel)"));
+  EXPECT_FALSE(contains(*filled, "HF_ENDPOINT"));
   EXPECT_TRUE(contains(*filled, "## Functions\n\n- `my_kernel`\n"));
   EXPECT_TRUE(contains(*filled, "`kernels benchmark me/my-kernel --version 1`"));
   EXPECT_TRUE(contains(*filled, "## Source\n"));
