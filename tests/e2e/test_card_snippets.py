@@ -2,7 +2,8 @@
 """The load examples a hub shows are right for that hub (issue 22 §8): every Python snippet of
 a kernel's page, the card `kernel-builder upload` fills and the page's own "How to load it",
 is taken from the page `kernelhub serve` renders and run as it is, for each kernel shape:
-compiled ops built for cpu only, a noarch kernel, and a kernel with layers (kernelize).
+compiled ops built for cpu only, a noarch kernel, and kernels with layers (kernelize), for cpu
+and cuda or for cpu only.
 
 Each snippet runs in a fresh interpreter whose environment points HF_ENDPOINT at a closed port
 on 127.0.0.1 and has an empty cache, so it loads only if it names this hub itself (and nothing
@@ -63,11 +64,15 @@ def _copy(built, tmp_path: Path, card: str) -> Path:
     return kernel
 
 
-def _layers_kernel(kernel_builder, tmp_path: Path, card: str) -> Path:
-    """examples/silu-and-mul with a layers module exported (noarch: built without a compiler)."""
+def _layers_kernel(kernel_builder, tmp_path: Path, card: str, cpu_only: bool) -> Path:
+    """examples/silu-and-mul with a layers module exported (noarch: built without a compiler),
+    for cpu and cuda or for cpu only."""
     kernel = tmp_path / "silu-and-mul"
     shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "silu-and-mul", kernel,
                     ignore=shutil.ignore_patterns("build", "__pycache__"))
+    if cpu_only:
+        toml = kernel / "build.toml"
+        toml.write_text(toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]'))
     package = kernel / "torch-ext" / "silu_and_mul"
     (package / "layers.py").write_text(LAYERS_PY)
     init = package / "__init__.py"
@@ -81,7 +86,7 @@ def _layers_kernel(kernel_builder, tmp_path: Path, card: str) -> Path:
 
 # (shape, org): each shape under an untrusted publisher; the noarch one under a trusted one too.
 SHAPES = [("ops-cpu-only", UNTRUSTED_ORG), ("noarch", UNTRUSTED_ORG), ("noarch", TRUSTED_ORG),
-          ("layers", UNTRUSTED_ORG)]
+          ("layers", UNTRUSTED_ORG), ("layers-cpu-only", UNTRUSTED_ORG)]
 
 
 def _kernel_for(shape, kernel_builder, built_example, tmp_path, card) -> Path:
@@ -89,7 +94,7 @@ def _kernel_for(shape, kernel_builder, built_example, tmp_path, card) -> Path:
         return _copy(built_example("relu", ["cpu"]), tmp_path, card)
     if shape == "noarch":
         return _copy(built_example("silu-and-mul"), tmp_path, card)
-    return _layers_kernel(kernel_builder, tmp_path, card)
+    return _layers_kernel(kernel_builder, tmp_path, card, cpu_only=shape == "layers-cpu-only")
 
 
 def _page(url: str):
@@ -99,14 +104,14 @@ def _page(url: str):
 
 
 def _snippets(doc) -> dict:
-    """The page's Python snippets: the card's code blocks that use kernels, and the page's own
-    "How to load it"."""
+    """The page's Python snippets: the card's code blocks that use kernels (or kernelhub), and
+    the page's own "How to load it"."""
     found = {}
     card = doc.by_id("card")
     assert card is not None, "the page shows no card"
     for number, block in enumerate(card.find_all("pre")):
         text = block.text()
-        if "from kernels import" in text:
+        if "from kernels import" in text or "from kernelhub import" in text:
             found[f"card-{number}"] = text
     found["load-python"] = doc.by_id("load-python").text()
     return found
@@ -138,7 +143,7 @@ def test_every_snippet_of_the_kernel_page_loads_from_this_hub(
     doc = _page(f"{hub.url}/kernels/{repo}")
     snippets = _snippets(doc)
     # The card's usage, the page's own, and for a kernel with layers the kernelize example.
-    assert len(snippets) == (3 if shape == "layers" else 2), list(snippets)
+    assert len(snippets) == (3 if shape.startswith("layers") else 2), list(snippets)
     # The card links to the repository on this hub, not on huggingface.co.
     links = [a.attrs.get("href") for a in doc.by_id("card").find_all("a")]
     assert f"{hub.url}/kernels/{repo}" in links
@@ -148,7 +153,7 @@ def test_every_snippet_of_the_kernel_page_loads_from_this_hub(
         assert f'os.environ["HF_ENDPOINT"] = "{hub.url}"' in code, (name, code)
         assert ("trust_remote_code=True" in code) == (org == UNTRUSTED_ORG), (name, code)
         if "get_kernel(" in code:
-            assert ('backend="cpu"' in code) == (shape == "ops-cpu-only"), (name, code)
+            assert ('backend="cpu"' in code) == shape.endswith("cpu-only"), (name, code)
         result = _run_snippet(code, tmp_path / "runs" / name)
         assert result.returncode == 0, f"{name}:\n{code}\n---\n{result.stdout}{result.stderr}"
         cache = tmp_path / "runs" / name / "cache"

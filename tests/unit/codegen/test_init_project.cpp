@@ -87,7 +87,8 @@ TEST(InitProject, WritesOneSourceFolderPerBackend) {
                        "my_kernel_cuda/my_kernel.cu", "my_kernel_metal/my_kernel.metal",
                        "my_kernel_metal/my_kernel.mm", "my_kernel_xpu/my_kernel.cpp",
                        "tests/__init__.py", "tests/test_my_kernel.py",
-                       "torch-ext/my_kernel/__init__.py", "torch-ext/torch_binding.cpp",
+                       "torch-ext/my_kernel/__init__.py", "torch-ext/my_kernel/layers.py",
+                       "torch-ext/torch_binding.cpp",
                        "torch-ext/torch_binding.h"}));
   EXPECT_EQ(all.find("example.py")->executable, Executable::yes);
   EXPECT_EQ(all.find("build.toml")->executable, Executable::no);
@@ -124,7 +125,13 @@ TEST(InitProject, PythonFilesNameThePackage) {
   const auto files = render({Backend::cuda});
   const auto& package = content(files, "torch-ext/my_kernel/__init__.py");
   EXPECT_TRUE(contains(package, "from ._ops import ops\n"));
-  EXPECT_TRUE(contains(package, "__all__ = [\"my_kernel\"]\n"));
+  EXPECT_TRUE(contains(package, "__all__ = [\"my_kernel\", \"layers\"]\n"));
+  EXPECT_TRUE(contains(package, "\nfrom . import layers  # noqa: E402"));
+  // A layer for kernelize (issue 22 §9: the quickstart kernelizes the new kernel).
+  const auto& layers = content(files, "torch-ext/my_kernel/layers.py");
+  EXPECT_TRUE(contains(layers, "class MyKernel(nn.Module):\n"));
+  EXPECT_TRUE(contains(layers, "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"));
+  EXPECT_TRUE(contains(layers, "        ops.my_kernel(out, x)\n"));
   EXPECT_TRUE(contains(package, "def my_kernel(x: torch.Tensor, out: Optional[torch.Tensor] = None)"));
   EXPECT_TRUE(contains(package, "    ops.my_kernel(out, x)\n"));
 
