@@ -243,7 +243,6 @@ void run_upload(const UploadOptions& options) {
   hub::RepoRef repo{value_or_fatal(hub::RepoId::parse(repo_id)), *type};
 
   hub::KernelUploadRequest request(repo, branch_for(options, hub_config, versions), variants);
-
   if (fs::is_directory(dir / "benchmarks")) {
     request.benchmarks = dir / "benchmarks";
   }
@@ -265,6 +264,7 @@ void run_upload(const UploadOptions& options) {
   hub::ClientOptions client_options;
   client_options.progress_bar = !options.quiet;
   const hub::HubClient client(endpoint, client_options);
+  // The card is filled for the hub it goes to (issue 22 §8), so it is made once that is known.
   CardFile card;
   if (fs::is_regular_file(variants_root / "CARD.md") || fs::is_regular_file(dir / "CARD.md")) {
     find_card(dir, variants_root, repo.id.str(), card_hub(client, endpoint, repo), card);
