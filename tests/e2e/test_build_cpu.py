@@ -87,11 +87,13 @@ def test_init_kernel_builds_a_cpu_variant(init_kernel):
     kernel_id = summary["variants"][0]["id"]
     assert kernel_id == f"_silu_cpu_cpu_{summary['unique_id']}"
     names = sorted(p.name for p in variant.iterdir())
-    assert names == sorted(["__init__.py", "_ops.py", f"{kernel_id}.abi3.so", "metadata.json"])
+    assert names == sorted(["__init__.py", "_ops.py", f"{kernel_id}.abi3.so", "layers.py",
+                            "metadata.json"])
     metadata = json.loads((variant / "metadata.json").read_text())
     assert metadata["id"] == kernel_id
     assert metadata["backend"] == {"type": "cpu"}
-    assert set(metadata["digest"]["files"]) == {"__init__.py", "_ops.py", f"{kernel_id}.abi3.so"}
+    assert set(metadata["digest"]["files"]) == {"__init__.py", "_ops.py", f"{kernel_id}.abi3.so",
+                                                "layers.py"}
     assert not list((kernel_dir / "build").glob(".*tmp*")), "no staging folder is left behind"
     assert_reference_reads(variant)
 

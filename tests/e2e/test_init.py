@@ -130,9 +130,17 @@ def test_card_renders_as_fill_card_would(kernel_builder, tmp_path):
         repo_id="me/my-kernel", version=1, functions=["my_kernel"], layers=["MyLayer"],
         has_benchmark=False, upstream="https://github.com/up/stream", source=None,
         license="apache-2.0",
+        # Ours (issue 22 §8): the hub the card is for, its trust and the layers' forwards.
+        hub_url="http://127.0.0.1:8000", hub_endpoint="http://127.0.0.1:8000",
+        repo_url="http://127.0.0.1:8000/kernels/me/my-kernel", trusted_publisher=False,
+        load_backend="cpu", layer_forwards={"MyLayer": "self, x"}, layer_devices=["cpu"],
     )
     assert filled.startswith("---\nlibrary_name: kernels\nlicense: apache-2.0\n---\n\n# my-kernel\n")
-    assert 'kernel = get_kernel("me/my-kernel", version=1)\n' in filled
+    assert ('kernel = get_kernel("me/my-kernel", version=1, backend="cpu", '
+            'trust_remote_code=True)\n') in filled
+    assert 'os.environ["HF_ENDPOINT"] = "http://127.0.0.1:8000"' in filled
+    assert "[`me/my-kernel`](http://127.0.0.1:8000/kernels/me/my-kernel)" in filled
+    assert "    def forward(self, x):\n" in filled
     assert "## Layers\n\n- `MyLayer`\n" in filled
     assert "This kernel has no benchmarks yet." in filled
     assert "The kernel's code comes from https://github.com/up/stream." in filled

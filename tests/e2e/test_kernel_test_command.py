@@ -198,7 +198,8 @@ def test_fill_card_renders_the_init_card_like_jinja(kernel_builder, init_kernel,
     assert output.read_text() == template.render(**context)
     assert report["card"] == output.read_text()
     assert "{{" not in output.read_text()
-    assert 'get_kernel("me/act-cpu", version=1)' in output.read_text()
+    assert 'get_kernel("me/act-cpu", version=1, backend="cpu", trust_remote_code=True)' in \
+        output.read_text()
 
 
 def test_fill_card_default_template_and_missing_repo_id(kernel_builder, init_kernel, tmp_path):
@@ -214,7 +215,8 @@ def test_fill_card_default_template_and_missing_repo_id(kernel_builder, init_ker
     assert refused.returncode == 1
     assert "`repo-id` is not set in [general.hub]" in refused.stderr
     given = run([kernel_builder, "fill-card", kernel, "--repo-id", "me/no-hub"], check=True)
-    assert 'get_kernel("me/no-hub", version=1)' in given.stdout
+    assert 'get_kernel("me/no-hub", version=1, backend="cpu", trust_remote_code=True)' in \
+        given.stdout
 
 
 def examples_with_tests():

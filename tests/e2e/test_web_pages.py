@@ -316,8 +316,13 @@ def test_kernel_page_shows_card_versions_variants_benchmarks_and_how_to_load(hub
     assert "no metadata.json" in details[UNIVERSAL].text()
     assert details[CUDA].find("a").attrs["href"] == f"/kernels/{KERNEL}/tree/v2/build/{CUDA}"
 
-    assert doc.by_id("load-python").text() == \
-        f'from kernels import get_kernel\n\nkernel = get_kernel("{KERNEL}", version=2)'
+    # For this hub (issue 22 §8): its URL, and trust_remote_code since config.toml does not
+    # trust the publisher; tests/e2e/test_card_snippets.py runs such snippets.
+    assert doc.by_id("load-python").text() == (
+        f'import os\n\nos.environ["HF_ENDPOINT"] = "{hub.url}"  # this hub; set before kernels '
+        f'is imported\n\nfrom kernels import get_kernel\n\n# {KERNEL.split("/")[0]} is not a '
+        f'trusted kernel publisher on this hub: loading runs its code.\n'
+        f'kernel = get_kernel("{KERNEL}", version=2, trust_remote_code=True)')
     lock = json.loads(doc.by_id("load-lock").text())
     assert lock == {"dependency": {"repo-id": KERNEL, "version": 2},
                     "lock": {"commit": branch_sha(hub, f"kernels/{KERNEL}", "v2")}}

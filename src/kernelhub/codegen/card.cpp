@@ -36,15 +36,23 @@ std::optional<std::string> read_optional(const fs::path& path) {
   return text ? std::optional(std::move(*text)) : std::nullopt;
 }
 
-// The layers module is a package (layers/__init__.py) or a single file (layers.py).
-std::optional<std::vector<std::string>> read_layers(const fs::path& package) {
+// The layers module is a package (layers/__init__.py) or a single file (layers.py): its
+// classes, and the parameters of their forwards.
+std::optional<std::vector<std::string>> read_layers(const fs::path& package,
+                                                    std::map<std::string, std::string>& forwards) {
   for (const auto& candidate : {package / "layers" / "__init__.py", package / "layers.py"}) {
     if (const auto text = read_optional(candidate)) {
       auto classes = read_class_names(*text);
+      forwards = read_forward_parameters(*text);
       return classes.empty() ? std::nullopt : std::optional(std::move(classes));
     }
   }
   return std::nullopt;
+}
+
+// The device type kernelize maps a backend to (kernels' Device(type=...)).
+std::string_view device_type(std::string_view backend) {
+  return backend == "metal" ? "mps" : backend;
 }
 
 template <typename T>
@@ -85,7 +93,7 @@ util::Expected<CardFacts> read_card_facts(const config::BuildConfig& config,
       facts.functions = std::move(functions);
     }
     if (std::find(all->begin(), all->end(), "layers") != all->end()) {
-      facts.layers = read_layers(package);
+      facts.layers = read_layers(package, facts.layer_forwards);
     }
   }
   std::error_code error;
@@ -110,6 +118,18 @@ util::Expected<CardFacts> read_card_facts(const config::BuildConfig& config,
 }
 
 json card_context(const CardFacts& facts) {
+  json devices = json::array();
+  for (const auto& backend : facts.backends) {
+    devices.push_back(device_type(backend));
+  }
+  const bool cpu_only = facts.backends == std::vector<std::string>{"cpu"};
+  const bool default_hub = facts.hub_url == k_huggingface_url;
+  // Every layer gets a forward for the example; one the reader found none for takes anything.
+  json forwards = json::object();
+  for (const auto& layer : facts.layers.value_or(std::vector<std::string>{})) {
+    const auto found = facts.layer_forwards.find(layer);
+    forwards[layer] = found != facts.layer_forwards.end() ? found->second : "self, *args, **kwargs";
+  }
   return json{{"repo_id", facts.repo_id},
               {"version", facts.version},
               {"functions", optional_json(facts.functions)},
@@ -121,7 +141,14 @@ json card_context(const CardFacts& facts) {
               {"kernel_name", facts.kernel_name},
               {"python_name", facts.python_name},
               {"backends", facts.backends},
-              {"variants", facts.variants}};
+              {"variants", facts.variants},
+              {"layer_forwards", forwards},
+              {"layer_devices", devices},
+              {"hub_url", facts.hub_url},
+              {"repo_url", facts.hub_url + "/" + facts.repo_url_prefix + facts.repo_id},
+              {"hub_endpoint", default_hub ? json(nullptr) : json(facts.hub_url)},
+              {"trusted_publisher", facts.trusted_publisher},
+              {"load_backend", cpu_only ? json("cpu") : json(nullptr)}};
 }
 
 std::string_view default_card_template() {

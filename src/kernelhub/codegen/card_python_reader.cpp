@@ -426,4 +426,76 @@ std::vector<std::string> read_class_names(std::string_view source) {
   return names;
 }
 
+namespace {
+
+// One parameter of a `def`, as the card writes it: `**name`, `*name`, `name`, or a bare `*`/`/`
+// marker; empty for what is not a parameter (a trailing comma's empty part).
+std::string parameter_text(const Tokens& parameter) {
+  if (parameter.empty()) {
+    return {};
+  }
+  const auto& first = parameter[0];
+  if (first.kind == Token::Kind::op && (first.text == "*" || first.text == "**")) {
+    const bool named = parameter.size() > 1 && parameter[1].kind == Token::Kind::name;
+    return named ? first.text + parameter[1].text : first.text;
+  }
+  if (first.kind == Token::Kind::op && first.text == "/") {
+    return "/";
+  }
+  return first.kind == Token::Kind::name ? first.text : std::string();
+}
+
+// The parameter list of `def forward(...)`, or nullopt when `tokens` is not that statement.
+std::optional<std::string> forward_parameters(const Tokens& tokens) {
+  if (tokens.size() < 4 || tokens[0].text != "def" || tokens[1].text != "forward" ||
+      tokens[2].kind != Token::Kind::op || tokens[2].text != "(") {
+    return std::nullopt;
+  }
+  // The tokens inside the parentheses: up to the `)` that closes the first `(`.
+  Tokens inside;
+  int depth = 1;
+  for (std::size_t i = 3; i < tokens.size(); ++i) {
+    if (is_open(tokens[i])) {
+      ++depth;
+    } else if (is_close(tokens[i]) && --depth == 0) {
+      break;
+    }
+    inside.push_back(tokens[i]);
+  }
+  std::string out;
+  for (const auto& parameter : split_top_level(inside, ",")) {
+    if (const auto text = parameter_text(parameter); !text.empty()) {
+      out += (out.empty() ? "" : ", ") + text;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> read_forward_parameters(std::string_view source) {
+  std::map<std::string, std::string> forwards;
+  const auto statements = Tokenizer(source).run();
+  if (!statements) {
+    return forwards;
+  }
+  std::optional<std::string> current_class;
+  for (const auto& statement : *statements) {
+    const auto& tokens = statement.tokens;
+    if (!statement.indented) {
+      const bool is_class = tokens.size() >= 2 && tokens[0].kind == Token::Kind::name &&
+                            tokens[0].text == "class" && tokens[1].kind == Token::Kind::name;
+      // A decorator line keeps no class open; the class statement after it opens one.
+      current_class = is_class ? std::optional(tokens[1].text) : std::nullopt;
+      continue;
+    }
+    if (current_class && !forwards.contains(*current_class)) {
+      if (auto parameters = forward_parameters(tokens)) {
+        forwards.emplace(*current_class, std::move(*parameters));
+      }
+    }
+  }
+  return forwards;
+}
+
 }  // namespace kernelhub::codegen

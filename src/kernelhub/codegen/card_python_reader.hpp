@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,5 +24,12 @@ std::optional<std::vector<std::string>> read_dunder_all(std::string_view source)
 
 // The names of the module-level `class` statements, in order (decorated ones included).
 std::vector<std::string> read_class_names(std::string_view source);
+
+// For each module-level class, the parameters of the first `def forward(...)` in its body,
+// written back as a parameter list without annotations and defaults: "self, input",
+// "self, x, *args, scale, **kwargs" (markers `*` and `/` kept). Kernelize compares only the
+// number and kind of a layer's forward parameters, which this keeps; the card writes them into
+// its example layer. A class with no forward is absent.
+std::map<std::string, std::string> read_forward_parameters(std::string_view source);
 
 }  // namespace kernelhub::codegen

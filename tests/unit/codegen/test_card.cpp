@@ -45,7 +45,8 @@ src = ["torch-ext/torch_binding.cpp"]
 
 TEST(Card, ReadsFactsFromTheKernel) {
   write("k/torch-ext/act_fn/__init__.py", "__all__ = ['layers', 'gelu', 'silu']\n");
-  write("k/torch-ext/act_fn/layers.py", "class Gelu:\n    pass\nclass Silu:\n    pass\n");
+  write("k/torch-ext/act_fn/layers.py",
+        "class Gelu:\n    def forward(self, x):\n        pass\nclass Silu:\n    pass\n");
   write("k/benchmarks/benchmark.py", "");
   write("k/build/torch215-cxx11-cpu-x86_64-linux/metadata.json", "{}");
   fs::create_directories("k/build/not-a-variant");
@@ -57,6 +58,7 @@ TEST(Card, ReadsFactsFromTheKernel) {
   EXPECT_EQ(facts->version, 3u);
   EXPECT_EQ(facts->functions, (Names{"gelu", "silu"}));
   EXPECT_EQ(facts->layers, (Names{"Gelu", "Silu"}));
+  EXPECT_EQ(facts->layer_forwards, (std::map<std::string, std::string>{{"Gelu", "self, x"}}));
   EXPECT_TRUE(facts->has_benchmark);
   EXPECT_EQ(facts->upstream, "git@github.com:someone/act.git");
   EXPECT_EQ(facts->source, "https://github.com/us/act-fn");
@@ -131,13 +133,18 @@ TEST(Card, DefaultTemplateRendersEveryFact) {
   const auto card = render_card(default_card_template(), "templates/card/CARD.md", facts);
   ASSERT_TRUE(card.has_value()) << card.error().message;
   for (const std::string_view needle :
-       {"library_name: kernels\n", "license: apache-2.0\n", "get_kernel(\"me/relu\", version=1)",
-        "kernel.relu(...)", "- `ReLU`", "Backends: cpu, cuda.", "- `torch215-cxx11-cpu-x86_64-linux`",
+       {"library_name: kernels\n", "license: apache-2.0\n",
+        "get_kernel(\"me/relu\", version=1, trust_remote_code=True)\n", "kernel.relu(...)",
+        "[`me/relu`](https://huggingface.co/kernels/me/relu)",
+        "class ReLU(torch.nn.Module):  # a layer of your model\n"
+        "    def forward(self, *args, **kwargs):\n",
+        "mapping = {\"ReLU\": { \"cpu\": repository, \"cuda\": repository }}", "- `ReLU`", "Backends: cpu, cuda.", "- `torch215-cxx11-cpu-x86_64-linux`",
         "kernels benchmark me/relu --version 1", "https://github.com/up/relu",
         "https://github.com/me/relu"}) {
     EXPECT_NE(card->find(needle), std::string::npos) << needle << "\n" << *card;
   }
   EXPECT_EQ(card->find("{{"), std::string::npos);
+  EXPECT_EQ(card->find("HF_ENDPOINT"), std::string::npos);  // huggingface.co needs none
 
   CardFacts bare;
   bare.repo_id = "me/bare";
@@ -147,6 +154,34 @@ TEST(Card, DefaultTemplateRendersEveryFact) {
   EXPECT_EQ(minimal->find("## Layers"), std::string::npos);
   EXPECT_EQ(minimal->find("## Benchmarks"), std::string::npos);
   EXPECT_EQ(minimal->find("license:"), std::string::npos);
+}
+
+// Issue 22 §8: the examples are right for the hub the card is written for.
+TEST(Card, ContextNamesTheHubTheTrustAndTheBackend) {
+  CardFacts facts;
+  facts.repo_id = "team/relu";
+  facts.backends = {"cpu"};
+  facts.hub_url = "http://127.0.0.1:8000";
+  facts.repo_url_prefix = "kernels/";
+  auto context = card_context(facts);
+  EXPECT_EQ(context["hub_endpoint"], "http://127.0.0.1:8000");
+  EXPECT_EQ(context["repo_url"], "http://127.0.0.1:8000/kernels/team/relu");
+  EXPECT_EQ(context["load_backend"], "cpu");
+  EXPECT_EQ(context["trusted_publisher"], false);
+
+  facts.hub_url = std::string(k_huggingface_url);
+  facts.backends = {"cuda", "metal", "cpu"};
+  facts.trusted_publisher = true;
+  context = card_context(facts);
+  EXPECT_TRUE(context["hub_endpoint"].is_null());
+  EXPECT_TRUE(context["load_backend"].is_null());  // the loader's own pick is right
+  EXPECT_EQ(context["layer_devices"], (nlohmann::json{"cuda", "mps", "cpu"}));
+
+  facts.functions = Names{"relu"};
+  const auto card = render_card(default_card_template(), "templates/card/CARD.md", facts);
+  ASSERT_TRUE(card.has_value()) << card.error().message;
+  EXPECT_NE(card->find("kernel = get_kernel(\"team/relu\", version=1)\n"), std::string::npos)
+      << *card;
 }
 
 }  // namespace

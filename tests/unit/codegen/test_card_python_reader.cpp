@@ -97,5 +97,41 @@ class Last: pass
   EXPECT_TRUE(read_class_names("x = 'class NotOne: pass'\n").empty());
 }
 
+TEST(CardPythonReader, ForwardParametersOfEachClass) {
+  const std::string_view source = R"(import torch
+
+
+class Plain(nn.Module):
+    has_backward = False
+
+    @torch.no_grad()
+    def forward(self, x: torch.Tensor, scale: float = (1.0, 2.0)[0]) -> torch.Tensor:
+        return x
+
+
+class Everything(nn.Module):
+    def helper(self, a, b, c):
+        pass
+
+    def forward(self, x, /, y: dict[str, int] = {"a": 1}, *args, key, **kwargs):
+        def forward(inner):
+            pass
+        return x
+
+
+class NoForward:
+    pass
+
+def forward(self, not_a_method):
+    pass
+)";
+  const auto forwards = read_forward_parameters(source);
+  EXPECT_EQ(forwards, (std::map<std::string, std::string>{
+                          {"Plain", "self, x, scale"},
+                          {"Everything", "self, x, /, y, *args, key, **kwargs"}}));
+  EXPECT_EQ(read_forward_parameters("class Bare:\n    def forward(self, *, key):\n        pass\n"),
+            (std::map<std::string, std::string>{{"Bare", "self, *, key"}}));
+}
+
 }  // namespace
 }  // namespace kernelhub::codegen

@@ -87,7 +87,8 @@ TEST(InitProject, WritesOneSourceFolderPerBackend) {
                        "my_kernel_cuda/my_kernel.cu", "my_kernel_metal/my_kernel.metal",
                        "my_kernel_metal/my_kernel.mm", "my_kernel_xpu/my_kernel.cpp",
                        "tests/__init__.py", "tests/test_my_kernel.py",
-                       "torch-ext/my_kernel/__init__.py", "torch-ext/torch_binding.cpp",
+                       "torch-ext/my_kernel/__init__.py", "torch-ext/my_kernel/layers.py",
+                       "torch-ext/torch_binding.cpp",
                        "torch-ext/torch_binding.h"}));
   EXPECT_EQ(all.find("example.py")->executable, Executable::yes);
   EXPECT_EQ(all.find("build.toml")->executable, Executable::no);
@@ -124,7 +125,13 @@ TEST(InitProject, PythonFilesNameThePackage) {
   const auto files = render({Backend::cuda});
   const auto& package = content(files, "torch-ext/my_kernel/__init__.py");
   EXPECT_TRUE(contains(package, "from ._ops import ops\n"));
-  EXPECT_TRUE(contains(package, "__all__ = [\"my_kernel\"]\n"));
+  EXPECT_TRUE(contains(package, "__all__ = [\"my_kernel\", \"layers\"]\n"));
+  EXPECT_TRUE(contains(package, "\nfrom . import layers  # noqa: E402"));
+  // A layer for kernelize (issue 22 §9: the quickstart kernelizes the new kernel).
+  const auto& layers = content(files, "torch-ext/my_kernel/layers.py");
+  EXPECT_TRUE(contains(layers, "class MyKernel(nn.Module):\n"));
+  EXPECT_TRUE(contains(layers, "    def forward(self, x: torch.Tensor) -> torch.Tensor:\n"));
+  EXPECT_TRUE(contains(layers, "        ops.my_kernel(out, x)\n"));
   EXPECT_TRUE(contains(package, "def my_kernel(x: torch.Tensor, out: Optional[torch.Tensor] = None)"));
   EXPECT_TRUE(contains(package, "    ops.my_kernel(out, x)\n"));
 
@@ -174,10 +181,12 @@ TEST(InitProject, CardKeepsFillCardPlaceholdersAndRendersLater) {
   const auto& card = content(files, "CARD.md");
   EXPECT_TRUE(card.starts_with("---\nlibrary_name: kernels\n{% if license %}\n"));
   EXPECT_TRUE(contains(card, "\n# my-kernel\n"));
-  EXPECT_TRUE(contains(card, "get_kernel(\"{{ repo_id }}\", version={{ version }})"));
+  EXPECT_TRUE(contains(card, "get_kernel(\"{{ repo_id }}\", version={{ version }}"));
   EXPECT_FALSE(contains(card, "{% raw %}"));
 
-  // What fill-card will do with it: render once more, with the card context.
+  // What fill-card will do with it: render once more, with the card context. Only the
+  // reference's names here (its fill-card knows no others): the examples then assume
+  // huggingface.co and an untrusted publisher.
   const nlohmann::json context = {{"repo_id", "me/my-kernel"},  {"version", 1},
                                   {"functions", {"my_kernel"}},   {"layers", nullptr},
                                   {"has_benchmark", true},        {"upstream", nullptr},
@@ -186,8 +195,11 @@ TEST(InitProject, CardKeepsFillCardPlaceholdersAndRendersLater) {
   const auto filled = render_template(card, "CARD.md", context);
   ASSERT_TRUE(filled.has_value()) << filled.error().message;
   EXPECT_TRUE(filled->starts_with("---\nlibrary_name: kernels\nlicense: apache-2.0\n---\n"));
-  EXPECT_TRUE(contains(*filled, "kernel = get_kernel(\"me/my-kernel\", version=1)\n"
-                                "result = kernel.my_kernel(...)\n"));
+  EXPECT_TRUE(contains(*filled, "kernel = get_kernel(\"me/my-kernel\", version=1, "
+                                "trust_remote_code=True)\n"
+                                "help(kernel.my_kernel)  # then call kernel.my_kernel(...)\n"));
+  EXPECT_TRUE(contains(*filled, "[`me/my-kernel`](https://huggingface.co/me/my-kernel)"));
+  EXPECT_FALSE(contains(*filled, "HF_ENDPOINT"));
   EXPECT_TRUE(contains(*filled, "## Functions\n\n- `my_kernel`\n"));
   EXPECT_TRUE(contains(*filled, "`kernels benchmark me/my-kernel --version 1`"));
   EXPECT_TRUE(contains(*filled, "## Source\n"));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `kernel-builder fill-card [DIR] [OUTPUT] [--output F] [--repo-id ID] [--default-template]
-// [--json]`: renders the kernel's card. The template is the kernel's own CARD.md, as in the
+// `kernel-builder fill-card [DIR] [OUTPUT] [--output F] [--repo-id ID] [--endpoint URL]
+// [--trusted-publisher] [--default-template] [--json]`: renders the kernel's card. The template is the kernel's own CARD.md, as in the
 // reference (init writes one); a kernel without one gets our templates/card/CARD.md.
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +15,7 @@
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/codegen/card.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
+#include <kernelhub/hub/endpoint.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/file_io.hpp>
 
@@ -29,6 +30,8 @@ struct FillCardOptions {
   std::string output_positional;
   std::string output;
   std::string repo_id;
+  std::string endpoint;
+  bool trusted_publisher = false;
   bool default_template = false;
   bool json = false;
 };
@@ -46,9 +49,13 @@ void run_fill_card(const FillCardOptions& options) {
   }
   const auto kernel = value_or_fatal(std::move(loaded));
   const auto& config = kernel.config;
-  const auto facts = value_or_fatal(codegen::read_card_facts(
+  auto facts = value_or_fatal(codegen::read_card_facts(
       config, kernel_dir,
       options.repo_id.empty() ? std::nullopt : std::optional<std::string>(options.repo_id)));
+  // The hub the card is for: --endpoint, else HF_ENDPOINT as every Hub client reads it.
+  facts.hub_url = options.endpoint.empty() ? hub::Endpoint::from_environment().url
+                                           : hub::normalize_endpoint(options.endpoint);
+  facts.trusted_publisher = options.trusted_publisher;
 
   const auto own = kernel_dir / "CARD.md";
   std::error_code error;
@@ -91,6 +98,12 @@ void declare_fill_card(CLI::App& app, RunState& state) {
   sub->add_option("-o,--output", options->output, "file to write the card to (same as OUTPUT)");
   sub->add_option("--repo-id", options->repo_id,
                   "the Hub repository (default: general.hub.repo-id of build.toml)");
+  sub->add_option("--endpoint", options->endpoint,
+                  "the hub the card's examples load from (default: HF_ENDPOINT, else "
+                  "https://huggingface.co)");
+  sub->add_flag("--trusted-publisher", options->trusted_publisher,
+                "the hub trusts the repository's publisher: the examples need no "
+                "trust_remote_code");
   sub->add_flag("--default-template", options->default_template,
                 "render kernelhub's default card even when the kernel has a CARD.md");
   sub->add_flag("--json", options->json,

@@ -54,8 +54,28 @@ struct CardFile {
   }
 };
 
+// The hub the card is filled for: the endpoint the upload goes to, and whether it trusts the
+// publisher (its organization overview; any failure reads as untrusted, as the loader's does).
+struct CardHub {
+  std::string url;
+  bool trusted_publisher = false;
+  std::string url_prefix;
+};
+
+CardHub card_hub(const hub::HubClient& client, const hub::Endpoint& endpoint,
+                 const hub::RepoRef& repo) {
+  const bool trusted = [&] {
+    if (repo.id.owner().empty()) {
+      return false;
+    }
+    auto overview = client.organization_overview(repo.id.owner());
+    return overview && overview->trusted_kernel_publisher;
+  }();
+  return CardHub{endpoint.url, trusted, std::string(hub::repo_type_url_prefix(repo.type))};
+}
+
 void find_card(const fs::path& kernel_dir, const fs::path& variants_root,
-               const std::string& repo_id, CardFile& card) {
+               const std::string& repo_id, const CardHub& hub, CardFile& card) {
   if (fs::is_regular_file(variants_root / "CARD.md")) {
     card.path = variants_root / "CARD.md";
     return;
@@ -68,7 +88,10 @@ void find_card(const fs::path& kernel_dir, const fs::path& variants_root,
   if (!loaded) {
     return;
   }
-  const auto facts = value_or_fatal(codegen::read_card_facts(loaded->config, kernel_dir, repo_id));
+  auto facts = value_or_fatal(codegen::read_card_facts(loaded->config, kernel_dir, repo_id));
+  facts.hub_url = hub.url;
+  facts.trusted_publisher = hub.trusted_publisher;
+  facts.repo_url_prefix = hub.url_prefix;
   const auto text = value_or_fatal(util::read_file(kernel_dir / "CARD.md"));
   const auto filled = value_or_fatal(codegen::render_card(text, "CARD.md", facts));
   std::string pattern = (fs::temp_directory_path() / "kernelhub-card-XXXXXX").string();
@@ -220,9 +243,6 @@ void run_upload(const UploadOptions& options) {
   hub::RepoRef repo{value_or_fatal(hub::RepoId::parse(repo_id)), *type};
 
   hub::KernelUploadRequest request(repo, branch_for(options, hub_config, versions), variants);
-  CardFile card;
-  find_card(dir, variants_root, repo.id.str(), card);
-  request.card = card.path;
   if (fs::is_directory(dir / "benchmarks")) {
     request.benchmarks = dir / "benchmarks";
   }
@@ -244,6 +264,12 @@ void run_upload(const UploadOptions& options) {
   hub::ClientOptions client_options;
   client_options.progress_bar = !options.quiet;
   const hub::HubClient client(endpoint, client_options);
+  // The card is filled for the hub it goes to (issue 22 §8), so it is made once that is known.
+  CardFile card;
+  if (fs::is_regular_file(variants_root / "CARD.md") || fs::is_regular_file(dir / "CARD.md")) {
+    find_card(dir, variants_root, repo.id.str(), card_hub(client, endpoint, repo), card);
+  }
+  request.card = card.path;
   auto outcome = hub::upload_kernel(client, request);
   if (!outcome) {
     throw util::FatalError(outcome.error().message);

@@ -11,6 +11,7 @@
 #include <kernelhub/server/web/markdown.hpp>
 #include <kernelhub/server/web/page_layout.hpp>
 #include <kernelhub/server/web/repo_view.hpp>
+#include <kernelhub/server/web/variant_matrix.hpp>
 
 namespace kernelhub::server::web {
 
@@ -59,19 +60,37 @@ std::string path_crumbs(const RepoView& view, const Resolved& at, const std::str
   return html + "</nav>\n";
 }
 
-std::string load_html(const RepoView& view, const std::vector<VersionBranch>& versions) {
+// How to load the kernel from this hub: its own URL as HF_ENDPOINT (set before kernels is
+// imported, which reads it once), trust_remote_code unless config.toml trusts the publisher,
+// and backend="cpu" for a kernel whose variants are all cpu (the loader picks the GPU's backend
+// where one is present). A Python snippet, run as it is by tests/e2e/test_card_snippets.py.
+std::string load_html(const handlers::Context& ctx, const RepoView& view,
+                      const std::vector<VersionBranch>& versions, const std::string& commit) {
   const std::string id = view.id.id();
+  const auto org = ctx.settings.organizations.find(view.id.ns);
+  const bool trusted =
+      org != ctx.settings.organizations.end() && org->second.trusted_kernel_publisher;
+  const auto variants = collect_variants(view.repo.git, commit);
+  const bool cpu_only =
+      variants && backends_of(*variants) == std::vector<std::string>{"cpu"};
+  const std::string pin =
+      versions.empty() ? "revision=\"main\"" : fmt::format("version={}", versions.front().number);
+  std::string html = fmt::format(
+      "<h2 id=\"load\">How to load it</h2>\n"
+      "<pre id=\"load-python\"><code>import os\n\n"
+      "os.environ[\"HF_ENDPOINT\"] = \"{0}\"  # this hub; set before kernels is imported\n\n"
+      "from kernels import get_kernel\n\n"
+      "{1}kernel = get_kernel(\"{2}\", {3}{4}{5})</code></pre>\n",
+      escape(ctx.request.base_url),
+      trusted ? "" : escape(fmt::format("# {} is not a trusted kernel publisher on this hub: "
+                                        "loading runs its code.\n", view.id.ns)),
+      escape(id), escape(pin), cpu_only ? ", backend=&quot;cpu&quot;" : "",
+      trusted ? "" : ", trust_remote_code=True");
   if (versions.empty()) {
-    return fmt::format(
-        "<h2 id=\"load\">How to load it</h2>\n<pre><code>from kernels import get_kernel\n\n"
-        "kernel = get_kernel(\"{}\", revision=\"main\")</code></pre>\n",
-        escape(id));
+    return html;
   }
   const VersionBranch& newest = versions.front();
-  return fmt::format(
-      "<h2 id=\"load\">How to load it</h2>\n"
-      "<pre id=\"load-python\"><code>from kernels import get_kernel\n\n"
-      "kernel = get_kernel(\"{0}\", version={1})</code></pre>\n"
+  return html + fmt::format(
       "<p>Or lock it in a project: <code>pyproject.toml</code></p>\n"
       "<pre id=\"load-pyproject\"><code>[tool.kernels.dependencies]\n\"{0}\" = {1}</code></pre>\n"
       "<p>and the entry <code>kernelhub lock</code> writes to <code>kernels.lock</code> for "
@@ -134,7 +153,7 @@ HubExpected<HttpResponse> overview_page(handlers::Context& ctx, const RepoId& id
       body += versions_html(view, versions, revision);
     }
     body += kernel_revision_html(view, commit, revision);
-    body += load_html(view, versions);
+    body += load_html(ctx, view, versions, commit);
   } else {
     const std::string type = id.type == RepoType::dataset ? ", repo_type=\"dataset\"" : "";
     body += fmt::format(

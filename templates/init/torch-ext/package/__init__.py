@@ -1,7 +1,8 @@
 """{{ kernel_name }}: a compute kernel for PyTorch.
 
 The starter operation computes SiLU (x * sigmoid(x)) elementwise; replace it with yours. Each
-function in `__all__` is part of the kernel's public API and is listed on its card.
+function in `__all__` is part of the kernel's public API and is listed on its card; `layers`
+holds the kernel's layers for `kernelize`.
 """
 from typing import Optional
 
@@ -9,7 +10,7 @@ import torch
 
 from ._ops import ops
 
-__all__ = ["{{ kernel_name_normalized }}"]
+__all__ = ["{{ kernel_name_normalized }}", "layers"]
 
 
 def {{ kernel_name_normalized }}(x: torch.Tensor, out: Optional[torch.Tensor] = None) -> torch.Tensor:
@@ -23,3 +24,6 @@ def {{ kernel_name_normalized }}(x: torch.Tensor, out: Optional[torch.Tensor] = 
         out = torch.empty_like(x, memory_format=torch.contiguous_format)
     ops.{{ kernel_name_normalized }}(out, x)
     return out
+
+
+from . import layers  # noqa: E402  (after the functions the layers may use)
