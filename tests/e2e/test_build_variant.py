@@ -56,6 +56,25 @@ def test_an_unknown_variant_is_refused_with_did_you_mean(kernel_builder, tmp_pat
     assert not (kernel / "build").exists() or built(kernel) == []
 
 
+def test_a_short_form_builds_the_variants_it_matches(kernel_builder, tmp_path):
+    """Issue 22 §9: `--variant cpu` was refused; it names the cpu variants."""
+    kernel = noarch_kernel(tmp_path)
+    result = run([kernel_builder, "build", kernel, "--variant", "cpu", "--skip-checks",
+                  "--python", PYTHON])
+    assert result.returncode == 0, result.stderr
+    assert built(kernel) == ["torch-cpu"]
+
+
+def test_a_far_name_is_refused_with_the_closest_one(kernel_builder, tmp_path):
+    """Issue 22 §9: a name far from every buildable one got no suggestion."""
+    kernel = noarch_kernel(tmp_path)
+    result = run([kernel_builder, "build", kernel, "--variant", "torch-cpu-x86_64-linux",
+                  "--skip-checks", "--python", PYTHON])
+    assert result.returncode == 1
+    assert ('variant "torch-cpu-x86_64-linux" is not one this machine builds; did you mean '
+            '"torch-cpu"? (buildable here: torch-cpu, torch-cuda)') in result.stderr
+
+
 def test_build_and_upload_uploads_only_the_named_variant(kernel_builder, hub_server, tmp_path):
     kernel = noarch_kernel(tmp_path)
     env = dict(os.environ, **upload_env(hub_server, tmp_path))
