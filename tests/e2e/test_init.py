@@ -211,6 +211,34 @@ def test_rejected_requests_write_nothing(kernel_builder, tmp_path, args, message
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_repo_name_with_underscores_says_what_it_became(kernel_builder, tmp_path):
+    """Issue 22 §9: `init acme/gelu_and_mul` made gelu-and-mul without a word."""
+    result = init(kernel_builder, tmp_path, "acme/gelu_and_mul", "--backends", "cpu")
+    assert ('note: the kernel is named "gelu-and-mul", not "gelu_and_mul"' in result.stderr)
+    assert 'its Python package is "gelu_and_mul"' in result.stderr
+    assert "Initialized acme/gelu-and-mul at" in result.stdout
+    assert (tmp_path / "gelu-and-mul" / "build.toml").is_file()
+    plain = init(kernel_builder, tmp_path, "acme/plain", "--backends", "cpu")
+    assert "note:" not in plain.stderr
+
+
+def test_a_path_typed_after_backends_is_the_path(kernel_builder, tmp_path):
+    """Issue 22 §9: `init --backends cpu acme/x` failed with "no kernel name given"."""
+    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", "acme/x", "--json")
+    out = json.loads(result.stdout)
+    assert out["repo_id"] == "acme/x"
+    assert out["backends"] == ["cpu", "cuda"]
+    assert out["directory"] == str(tmp_path / "x")
+
+
+def test_a_missing_path_says_what_backends_took(kernel_builder, tmp_path):
+    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", check=False)
+    assert result.returncode == 1
+    assert "no kernel name given" in result.stderr
+    assert "(--backends took cpu, cuda: put PATH before --backends" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # A stand-in for the registration.h that kernel-builder generates (builder.md §5).
 REGISTRATION_H = """#pragma once
 #include <Python.h>
