@@ -75,6 +75,24 @@ def test_a_far_name_is_refused_with_the_closest_one(kernel_builder, tmp_path):
             '"torch-cpu"? (buildable here: torch-cpu, torch-cuda)') in result.stderr
 
 
+def test_sign_takes_short_forms_and_names_the_closest_variant(kernel_builder, tmp_path):
+    """Issue 22 §9, for `sign --variant`: a short form names the variants it matches; a name
+    that matches none is refused with the closest built one."""
+    kernel = noarch_kernel(tmp_path)
+    run([kernel_builder, "build", kernel, "--skip-checks", "--python", PYTHON], check=True)
+    key = tmp_path / "team.pem"
+    run([kernel_builder, "keygen", "--output", key], check=True)
+    signed = run([kernel_builder, "sign", kernel, "--key", key, "--variant", "cuda"])
+    assert signed.returncode == 0, signed.stderr
+    assert (kernel / "build" / "torch-cuda" / "metadata.json.sigstore").exists()
+    assert not (kernel / "build" / "torch-cpu" / "metadata.json.sigstore").exists()
+    refused = run([kernel_builder, "sign", kernel, "--key", key, "--variant", "torch-cpx"])
+    assert refused.returncode == 1
+    assert ('no built variant "torch-cpx" in "' in refused.stderr and
+            '"; did you mean "torch-cpu"? (built variants: torch-cpu, torch-cuda)'
+            in refused.stderr), refused.stderr
+
+
 def test_build_and_upload_uploads_only_the_named_variant(kernel_builder, hub_server, tmp_path):
     kernel = noarch_kernel(tmp_path)
     env = dict(os.environ, **upload_env(hub_server, tmp_path))
