@@ -224,11 +224,11 @@ def test_a_repo_name_with_underscores_says_what_it_became(kernel_builder, tmp_pa
 
 def test_a_path_typed_after_backends_is_the_path(kernel_builder, tmp_path):
     """Issue 22 §9: `init --backends cpu acme/x` failed with "no kernel name given"."""
-    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", "acme/x", "--json")
+    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", "acme/my-op", "--json")
     out = json.loads(result.stdout)
-    assert out["repo_id"] == "acme/x"
+    assert out["repo_id"] == "acme/my-op"
     assert out["backends"] == ["cpu", "cuda"]
-    assert out["directory"] == str(tmp_path / "x")
+    assert out["directory"] == str(tmp_path / "my-op")
 
 
 def test_a_missing_path_says_what_backends_took(kernel_builder, tmp_path):
@@ -237,6 +237,30 @@ def test_a_missing_path_says_what_backends_took(kernel_builder, tmp_path):
     assert "no kernel name given" in result.stderr
     assert "(--backends took cpu, cuda: put PATH before --backends" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_benchmark_workloads_are_sized_for_the_cpu(kernel_builder, tmp_path):
+    """Issue 22 §6: the template's large workload held 128 Mi half floats on every device, about
+    1.8 s a call on a cpu, so `kernelhub benchmark` with its default 100 calls (and as many of
+    verify_large) did not finish in 400 s. On the cpu it is now 1 Mi elements at most."""
+    init(kernel_builder, tmp_path, "--name", "me/my-kernel", "--backends", "cpu")
+    script = tmp_path / "my-kernel" / "benchmarks" / "benchmark.py"
+    probe = (
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('bench', sys.argv[1])\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "bench = module.MyKernelBenchmark()\n"
+        "bench.device = 'cpu'\n"
+        "sizes = {}\n"
+        "for workload in ('small', 'large'):\n"
+        "    getattr(bench, f'setup_{workload}')()\n"
+        "    sizes[workload] = bench.x.numel()\n"
+        "print(json.dumps(sizes))\n")
+    out = subprocess.run([str(VENV_PYTHON), "-c", probe, str(script)], capture_output=True,
+                         text=True, check=True, timeout=300).stdout
+    sizes = json.loads(out)
+    assert sizes["small"] <= 1 << 20 and sizes["large"] <= 1 << 20, sizes
 
 
 # A stand-in for the registration.h that kernel-builder generates (builder.md §5).
