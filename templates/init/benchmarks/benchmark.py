@@ -1,5 +1,6 @@
 """Benchmarks for {{ kernel_name }}; run them with `kernels benchmark <repo-id>` or
-`kernelhub benchmark <repo-id>` (both accept this import), `--workload small` for one workload.
+`kernelhub benchmark <repo-id>` (both accept this import; `kernelhub benchmark --workload small`
+times one workload).
 
 Each `benchmark_<workload>` method is timed after its `setup_<workload>` (or `setup`) ran;
 `verify_<workload>` returns the reference result that `self.out` is checked against. Both are
