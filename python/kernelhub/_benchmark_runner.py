@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ._benchmark_machine import _pick_device, device_slug, machine_info
 from ._benchmark_report import payload, results_table, significance_lines
-from ._benchmark_timing import BenchmarkError, Timing, run_class
+from ._benchmark_timing import BenchmarkError, Timing, run_class, wanted, workloads_of
 
 # Where a benchmark class may come from: ours, or the reference's (checked by name along the
 # MRO so that the reference package need not be imported to recognise its scripts).
@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the JSON result on stdout")
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--workload", action="append", metavar="NAME",
+                        help="time only this workload (`large` or `Class.large`); repeatable")
     parser.add_argument("--visual", help="write charts to media/<VISUAL>_{light,dark}.svg")
     parser.add_argument("--rasterized", action="store_true",
                         help="with --visual, PNG copies of the charts as well")
@@ -113,9 +115,26 @@ def _is_benchmark_class(obj) -> bool:
     return any((base.__module__, base.__name__) in _BASE_CLASSES for base in bases)
 
 
+def _stand_in_for_the_reference() -> None:
+    """Without the reference package installed, `import kernels` and `from kernels.benchmark
+    import Benchmark` (the reference's way, which its own runner needs) name kernelhub, whose
+    API is the reference's: such scripts run here unchanged."""
+    try:
+        missing = importlib.util.find_spec("kernels") is None
+    except (ImportError, ValueError):
+        missing = True
+    if missing and "kernels" not in sys.modules:
+        from . import benchmark as ours
+        import kernelhub
+
+        sys.modules["kernels"] = kernelhub
+        sys.modules["kernels.benchmark"] = ours
+
+
 def load_classes(script: Path, cwd: Path) -> list[type]:
     """The Benchmark subclasses the script defines itself (imported ones are skipped); the
     script is executed with the kernel's folder as working directory, as the reference does."""
+    _stand_in_for_the_reference()
     spec = importlib.util.spec_from_file_location(_SCRIPT_MODULE, script)
     if spec is None or spec.loader is None:
         raise BenchmarkError(f"cannot load '{script}'")
@@ -187,6 +206,25 @@ def _refuse_unsigned_scripts(target: Target) -> None:
             f"this command without KERNELHUB_REQUIRE_SIGNATURE")
 
 
+def chart_title(target: Target) -> str:
+    """A Hub kernel's repo id; a local kernel's Hub repo id from build.toml ([general.hub]
+    repo-id), else its name there, else its folder's name: never a filesystem path."""
+    if target.local_path is None:
+        return target.repo_id
+    try:
+        import tomllib
+
+        general = tomllib.loads((target.local_path / "build.toml").read_text()).get("general", {})
+    except (OSError, ValueError):
+        general = {}
+    hub = general.get("hub") if isinstance(general, dict) else None
+    for value in ((hub or {}).get("repo-id") if isinstance(hub, dict) else None,
+                  general.get("name") if isinstance(general, dict) else None):
+        if isinstance(value, str) and value:
+            return value
+    return target.local_path.name
+
+
 def _variant_of(kernel) -> str:
     from . import get_loaded_kernels
 
@@ -223,7 +261,10 @@ def run(args: argparse.Namespace) -> int:
 
     if target.local_path is None:
         _refuse_unsigned_scripts(target)
-    print(f"Downloading {target.repo_id}@{target.revision}...", file=sys.stderr)
+    if target.local_path is None:
+        print(f"Downloading {target.repo_id}@{target.revision}...", file=sys.stderr)
+    else:
+        print(f"Benchmarking the local kernel at {target.local_path}", file=sys.stderr)
     root = target.local_path if target.local_path is not None else _fetch_scripts(target)
     scripts = find_scripts(root, target.repo_id)
     if target.local_path is not None and not (target.local_path / "build").is_dir():
@@ -242,16 +283,29 @@ def run(args: argparse.Namespace) -> int:
     kernel_sha = kernel.__name__.rpartition("_")[2]
 
     timings: dict[str, Timing] = {}
-    for script in scripts:
-        print(f"Running {script.name}...", file=sys.stderr)
-        classes = load_classes(script, root)
+    loaded = [(script, load_classes(script, root)) for script in scripts]
+    for script, classes in loaded:
         if not classes:
             raise BenchmarkError(f"'{script}' defines no Benchmark subclass")
+    if args.workload:
+        # Every name checked before minutes of timing start.
+        known = [f"{cls.__name__}.{w}" for _script, classes in loaded for cls in classes
+                 for w in workloads_of(cls)]
+        for name in args.workload:
+            if not any(wanted(cls, w, [name]) for _script, classes in loaded
+                       for cls in classes for w in workloads_of(cls)):
+                raise BenchmarkError(f"no workload '{name}'; the scripts define: "
+                                     f"{', '.join(sorted(known))}")
+    for script, classes in loaded:
+        if args.workload and not any(wanted(cls, w, args.workload)
+                                     for cls in classes for w in workloads_of(cls)):
+            continue
+        print(f"Running {script.name}...", file=sys.stderr)
         print(f"\n  GPU      {info['gpu']}\n  CPU      {info['cpu']}\n  OS       {info['os']}\n"
               f"  PyTorch  {info['pytorchVersion']}\n", file=sys.stderr)
         for cls in classes:
             for workload, timing in run_class(torch, cls, kernel, device, args.iterations,
-                                              args.warmup).items():
+                                              args.warmup, args.workload).items():
                 timings[f"{cls.__name__}.{workload}"] = timing
 
     print("\n" + results_table(timings), file=sys.stderr)
@@ -273,7 +327,7 @@ def run(args: argparse.Namespace) -> int:
     if args.visual:
         from ._benchmark_charts import write_charts
 
-        for path in write_charts(timings, args.visual, target.repo_id, info,
+        for path in write_charts(timings, args.visual, chart_title(target), info,
                                  rasterized=args.rasterized):
             print(f"Chart saved to: {path}", file=sys.stderr)
     if args.upload:

@@ -68,19 +68,41 @@ def _time_calls(fn, count: int, sync) -> list[float]:
     return samples
 
 
+def workloads_of(cls: type) -> list[str]:
+    """The names of a class's `benchmark_<w>` methods, sorted."""
+    return sorted(name[len("benchmark_"):] for name in dir(cls)
+                  if name.startswith("benchmark_") and callable(getattr(cls, name)))
+
+
+def wanted(cls: type, workload: str, only: list[str] | None) -> bool:
+    """Whether `--workload` keeps it: none given keeps all; a name is `w` or `Class.w`."""
+    return not only or workload in only or f"{cls.__name__}.{workload}" in only
+
+
+def _progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
 def run_class(torch, cls: type, kernel: Any, device: str, iterations: int,
-              warmup: int) -> dict[str, Timing]:
-    workloads = sorted(name[len("benchmark_"):] for name in dir(cls)
-                       if name.startswith("benchmark_") and callable(getattr(cls, name)))
-    if not workloads:
+              warmup: int, only: list[str] | None = None) -> dict[str, Timing]:
+    all_workloads = workloads_of(cls)
+    if not all_workloads:
         raise BenchmarkError(f"{cls.__name__} has no benchmark_* method")
+    workloads = [w for w in all_workloads if wanted(cls, w, only)]
+    if not workloads:
+        return {}
     print(f"  Running {cls.__name__} on {device}", file=sys.stderr)
 
     def sync():
         _synchronize(torch, device)
 
     results = {}
-    for workload in workloads:
+    for index, workload in enumerate(workloads, 1):
+        # Progress per workload: a large one on a slow device takes minutes, and a silent
+        # run reads as a hung one (issue 22 §6).
+        label = f"    [{index}/{len(workloads)}] {cls.__name__}.{workload}"
+        _progress(f"{label}: setup, then {iterations} timed calls after {warmup} warm-up "
+                  f"(and as many of verify_{workload} where there is one)")
         # A fresh instance per workload, so no state leaks from one to the next.
         bench = cls()
         bench.kernel = kernel
@@ -121,4 +143,6 @@ def run_class(torch, cls: type, kernel: Any, device: str, iterations: int,
         timing = summarize(_time_calls(run, iterations, sync))
         timing.verified, timing.ref_mean_ms = verified, ref_mean
         results[workload] = timing
+        _progress(f"{label}: {timing.mean_ms:.4f} ms per call"
+                  + (f" (verify_{workload}: {ref_mean:.4f} ms)" if ref_mean is not None else ""))
     return results

@@ -82,7 +82,9 @@ def test_local_kernel_prints_the_table_and_writes_json_and_svg(kernelhub_bin, re
                        "--visual", "relu", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     err = result.stderr
-    assert f"Downloading {relu}@local" in err
+    # Issue 22 §6: a local folder is benchmarked, not downloaded.
+    assert f"Benchmarking the local kernel at {relu}" in err
+    assert "Downloading" not in err
     header = next(line for line in err.splitlines() if "Workload" in line)
     columns = [cell.strip() for cell in header.strip("│").split("│")]
     assert columns == ["Benchmark", "Workload", "N", "Speedup", "Mean(ms)", "Std(ms)",
@@ -117,6 +119,9 @@ def test_local_kernel_prints_the_table_and_writes_json_and_svg(kernelhub_bin, re
         assert root.tag == "{http://www.w3.org/2000/svg}svg"
         text = svg.read_text()
         assert all(workload in text for workload in WORKLOADS)
+        # Issue 22 §6: titled with the kernel's name (build.toml), not a filesystem path.
+        assert str(relu) not in text
+        assert ">relu</text>" in text
 
 
 def test_json_has_the_reference_shape(kernelhub_bin, relu, tmp_path):
@@ -141,6 +146,9 @@ def test_json_has_the_reference_shape(kernelhub_bin, relu, tmp_path):
 
     theirs = json.loads((tmp_path / "reference.json").read_text())
     mine = json.loads((tmp_path / "ours.json").read_text())
+    # Ours adds each verify_<w>'s mean, which the hub's chart draws; the rest is theirs.
+    for entry in mine["results"]:
+        assert entry["timingResults"].pop("ref_mean_ms") > 0
     assert shape(mine) == shape(theirs)
     for key in ("machineInfo", "kernelCommitSha", "benchmarkScriptPath", "benchmarkScriptSha"):
         assert mine[key] == theirs[key], key
@@ -160,6 +168,84 @@ def test_a_wrong_result_fails_verification(kernelhub_bin, relu, tmp_path):
     assert result.returncode == 1
     assert "ReluBenchmark.small: out differs from verify_small's result" in result.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def run_reference(kernel, tmp_path, *extra_path):
+    """The reference's `kernels benchmark` on a local folder, on the cpu (torch.version.cuda
+    cleared: there is no GPU here), with `extra_path` first on sys.path."""
+    env = dict(os.environ)
+    if extra_path:
+        env["PYTHONPATH"] = os.pathsep.join(str(p) for p in extra_path)
+    return subprocess.run([str(PYTHON), "-c", (
+        "import sys, torch\n"
+        "torch.version.cuda = None\n"
+        "from kernels.cli.benchmark import run_benchmark\n"
+        "run_benchmark(sys.argv[1], branch=None, version=None, iterations=2, warmup=1,"
+        " output=sys.argv[2])\n"), str(kernel), str(tmp_path / "reference.json")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+
+
+def test_the_readme_import_runs_under_both_tools(kernelhub_bin, relu, tmp_path):
+    """Issue 22 §6: a script written as the README shows (`from kernelhub import Benchmark`)
+    found no Benchmark subclass under the reference's `kernels benchmark`, which the card tells
+    users to run. The same unchanged script now runs under both."""
+    script = (relu / "benchmarks" / "benchmark.py").read_text()
+    assert "from kernelhub import Benchmark" in script
+    reference = run_reference(relu, tmp_path)
+    assert reference.returncode == 0, reference.stderr
+    theirs = json.loads((tmp_path / "reference.json").read_text())
+    assert [r["workload"] for r in theirs["results"]] == WORKLOADS
+    ours = benchmark(kernelhub_bin, relu, *FAST, "--json", cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    assert [r["workload"] for r in json.loads(ours.stdout)["results"]] == WORKLOADS
+
+
+def test_the_reference_import_runs_without_the_reference_installed(kernelhub_bin, relu,
+                                                                   tmp_path):
+    """A script in the reference's way (`from kernels.benchmark import Benchmark`, as `init`
+    writes it) runs under `kernelhub benchmark` in an environment without `kernels`."""
+    script = (relu / "benchmarks" / "benchmark.py").read_text()
+    kernel = copy_with_script(relu, tmp_path, script.replace(
+        "from kernelhub import Benchmark", "from kernels.benchmark import Benchmark"))
+    # No `kernels` package: an import finder that refuses it, installed at start-up.
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _NoKernels:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'kernels' or name.startswith('kernels.'):\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _NoKernels())\n")
+    result = benchmark(kernelhub_bin, kernel, *FAST, "--json", cwd=tmp_path,
+                       env={"PYTHONPATH": str(hide)})
+    assert result.returncode == 0, result.stderr
+    assert [r["workload"] for r in json.loads(result.stdout)["results"]] == WORKLOADS
+
+
+def test_workload_times_only_the_named_ones_and_progress_is_printed(kernelhub_bin, relu,
+                                                                    tmp_path):
+    """Issue 22 §6: a slow workload could not be left out, and nothing was printed until every
+    workload had been timed."""
+    result = benchmark(kernelhub_bin, relu, *FAST, "--workload", "small", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert [r["workload"] for r in json.loads(result.stdout)["results"]] == \
+        ["ReluBenchmark.small"]
+    assert "[1/1] ReluBenchmark.small: setup, then 4 timed calls after 1 warm-up" in result.stderr
+    assert "[1/1] ReluBenchmark.small: " in result.stderr.split("warm-up", 1)[1]
+    assert "ReluBenchmark.large" not in result.stderr
+
+    both = benchmark(kernelhub_bin, relu, *FAST, "--workload", "ReluBenchmark.large",
+                     "--workload", "small", "--json", cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    assert [r["workload"] for r in json.loads(both.stdout)["results"]] == WORKLOADS
+    assert "[2/2] ReluBenchmark.small" in both.stderr
+
+    unknown = benchmark(kernelhub_bin, relu, *FAST, "--workload", "huge", cwd=tmp_path)
+    assert unknown.returncode == 1
+    assert ("error: no workload 'huge'; the scripts define: ReluBenchmark.large, "
+            "ReluBenchmark.small") in unknown.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -114,6 +114,38 @@ def test_clean_removes_a_project_create_project_wrote_into_build(kernel_builder,
     assert (elsewhere / "setup.py").exists() and not (elsewhere / "CACHEDIR.TAG").exists()
 
 
+def editable_record(site, name, directory):
+    """What `pip install -e DIR` leaves in site-packages: a dist-info whose direct_url.json
+    marks the install editable and names the folder."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "direct_url.json").write_text(json.dumps(
+        {"url": directory.as_uri(), "dir_info": {"editable": True}}))
+
+
+def test_clean_warns_when_it_removes_what_an_editable_install_points_at(kernel_builder,
+                                                                        tmp_path):
+    """Issue 22 §9: clean removed build/project, where `pip install -e build/project` pointed,
+    without a word; the import broke later."""
+    kernel = noarch_kernel(tmp_path)
+    run([kernel_builder, "create-project", kernel], check=True)
+    project = kernel / "build" / "project"
+    site = tmp_path / "site"
+    editable_record(site, "pick-dev", project)
+    editable_record(site, "unrelated", tmp_path / "elsewhere")
+    env = {"PYTHONPATH": str(site)}
+    preview = run([kernel_builder, "clean", kernel, "--dry-run"], env=env, check=True)
+    assert (f"warning: clean would remove {project}/, where the editable install of pick-dev "
+            f"points") in preview.stderr
+    assert project.exists()
+    done = run([kernel_builder, "clean", kernel], env=env, check=True)
+    assert f"warning: removing {project}/, where the editable install of pick-dev" in done.stderr
+    assert "pip uninstall pick-dev" in done.stderr
+    assert "unrelated" not in done.stderr
+    assert not project.exists()
+
+
 def test_a_signature_beside_metadata_json_is_listed_as_kept(kernel_builder, tmp_path):
     """Issue 20 item 7: `kernel-builder sign` writes metadata.json.sigstore, which the digest (and
     so the build's record) leaves out; clean kept it without listing it anywhere. A .pyc outside

@@ -219,6 +219,58 @@ def test_rejected_requests_write_nothing(kernel_builder, tmp_path, args, message
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_repo_name_with_underscores_says_what_it_became(kernel_builder, tmp_path):
+    """Issue 22 §9: `init acme/gelu_and_mul` made gelu-and-mul without a word."""
+    result = init(kernel_builder, tmp_path, "acme/gelu_and_mul", "--backends", "cpu")
+    assert ('note: the kernel is named "gelu-and-mul", not "gelu_and_mul"' in result.stderr)
+    assert 'its Python package is "gelu_and_mul"' in result.stderr
+    assert "Initialized acme/gelu-and-mul at" in result.stdout
+    assert (tmp_path / "gelu-and-mul" / "build.toml").is_file()
+    plain = init(kernel_builder, tmp_path, "acme/plain", "--backends", "cpu")
+    assert "note:" not in plain.stderr
+
+
+def test_a_path_typed_after_backends_is_the_path(kernel_builder, tmp_path):
+    """Issue 22 §9: `init --backends cpu acme/x` failed with "no kernel name given"."""
+    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", "acme/my-op", "--json")
+    out = json.loads(result.stdout)
+    assert out["repo_id"] == "acme/my-op"
+    assert out["backends"] == ["cpu", "cuda"]
+    assert out["directory"] == str(tmp_path / "my-op")
+
+
+def test_a_missing_path_says_what_backends_took(kernel_builder, tmp_path):
+    result = init(kernel_builder, tmp_path, "--backends", "cpu", "cuda", check=False)
+    assert result.returncode == 1
+    assert "no kernel name given" in result.stderr
+    assert "(--backends took cpu, cuda: put PATH before --backends" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_benchmark_workloads_are_sized_for_the_cpu(kernel_builder, tmp_path):
+    """Issue 22 §6: the template's large workload held 128 Mi half floats on every device, about
+    1.8 s a call on a cpu, so `kernelhub benchmark` with its default 100 calls (and as many of
+    verify_large) did not finish in 400 s. On the cpu it is now 1 Mi elements at most."""
+    init(kernel_builder, tmp_path, "--name", "me/my-kernel", "--backends", "cpu")
+    script = tmp_path / "my-kernel" / "benchmarks" / "benchmark.py"
+    probe = (
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('bench', sys.argv[1])\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(module)\n"
+        "bench = module.MyKernelBenchmark()\n"
+        "bench.device = 'cpu'\n"
+        "sizes = {}\n"
+        "for workload in ('small', 'large'):\n"
+        "    getattr(bench, f'setup_{workload}')()\n"
+        "    sizes[workload] = bench.x.numel()\n"
+        "print(json.dumps(sizes))\n")
+    out = subprocess.run([str(VENV_PYTHON), "-c", probe, str(script)], capture_output=True,
+                         text=True, check=True, timeout=300).stdout
+    sizes = json.loads(out)
+    assert sizes["small"] <= 1 << 20 and sizes["large"] <= 1 << 20, sizes
+
+
 # A stand-in for the registration.h that kernel-builder generates (builder.md §5).
 REGISTRATION_H = """#pragma once
 #include <Python.h>

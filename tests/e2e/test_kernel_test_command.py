@@ -109,7 +109,8 @@ def test_variant_option_and_its_errors(kernel_builder, init_kernel):
     assert chosen.returncode == 0, chosen.stderr
     missing = kernel_test(kernel_builder, init_kernel, "--variant", "torch-cuda")
     assert missing.returncode == 1
-    assert f'variant "torch-cuda" is not built; built variants: {cpu_variant()}' in missing.stderr
+    assert (f'variant "torch-cuda" is not built; did you mean "{cpu_variant()}"? (built variants: '
+            f'{cpu_variant()})') in missing.stderr
 
 
 def test_pytest_arguments_pass_through(kernel_builder, init_kernel):

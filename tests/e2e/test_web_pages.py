@@ -344,7 +344,8 @@ def test_kernel_page_draws_the_uploaded_benchmarks_as_svg(hub, browser):
     assert legend == [f"{CPU} · cpu-x86_64 · Test CPU (CPU)",
                       f"{CUDA} · cuda-h100 · NVIDIA H100 (CUDA 12.8)"]
     labels = [g.find("text").text() for g in svg.find_all("g", class_="workload")]
-    assert labels == ["small", "<large>"]
+    # Named with their class, as the table and the local chart name them (issue 22 §6).
+    assert labels == ["ReluBenchmark.small", ODD_WORKLOAD]
     rows = doc.by_id("benchmark-table").rows()
     assert [r[:4] for r in rows] == [
         [CPU, "cpu-x86_64", "ReluBenchmark.small", "0.0120"],

@@ -150,4 +150,56 @@ util::Expected<void> apply_clean(const CleanPlan& plan, const fs::path& kernel_d
   return {};
 }
 
+const std::string_view k_editable_installs_script =
+    "import importlib.metadata, json, urllib.parse\n"
+    "for dist in importlib.metadata.distributions():\n"
+    "    try:\n"
+    "        url = json.loads(dist.read_text('direct_url.json') or '{}')\n"
+    "    except ValueError:\n"
+    "        continue\n"
+    "    if not isinstance(url, dict) or not isinstance(url.get('dir_info'), dict):\n"
+    "        continue\n"
+    "    where = url.get('url', '')\n"
+    "    if url['dir_info'].get('editable') and where.startswith('file://'):\n"
+    "        path = urllib.parse.unquote(urllib.parse.urlparse(where).path)\n"
+    "        print(f\"{dist.metadata['Name']}\\t{path}\")\n";
+
+bool removes_an_installable_project(const CleanPlan& plan) {
+  std::error_code error;
+  return std::any_of(plan.folders.begin(), plan.folders.end(), [&error](const fs::path& folder) {
+    return fs::exists(folder / "setup.py", error) || fs::exists(folder / "pyproject.toml", error);
+  });
+}
+
+std::vector<EditableInstall> parse_editable_installs(std::string_view listing) {
+  std::vector<EditableInstall> installs;
+  while (!listing.empty()) {
+    const auto end = std::min(listing.find('\n'), listing.size());
+    const auto line = listing.substr(0, end);
+    listing.remove_prefix(std::min(end + 1, listing.size()));
+    const auto tab = line.find('\t');
+    if (tab == std::string_view::npos || tab == 0 || tab + 1 == line.size()) {
+      continue;
+    }
+    installs.push_back({std::string(line.substr(0, tab)),
+                        fs::path(std::string(line.substr(tab + 1))).lexically_normal()});
+  }
+  return installs;
+}
+
+std::vector<std::pair<EditableInstall, fs::path>> editable_installs_removed(
+    const CleanPlan& plan, std::span<const EditableInstall> installs) {
+  std::vector<std::pair<EditableInstall, fs::path>> removed;
+  for (const auto& install : installs) {
+    for (const auto& folder : plan.folders) {
+      const auto relative = install.directory.lexically_relative(folder.lexically_normal());
+      if (!relative.empty() && *relative.begin() != "..") {
+        removed.emplace_back(install, folder);
+        break;
+      }
+    }
+  }
+  return removed;
+}
+
 }  // namespace kernelhub::builder

@@ -17,6 +17,7 @@
 #include <kernelhub/variants/system_detect.hpp>
 
 #include <kernelhub/builder/step.hpp>
+#include <kernelhub/builder/variant_selection.hpp>
 
 namespace kernelhub::builder {
 
@@ -120,11 +121,18 @@ util::Expected<std::string> choose_test_variant(std::span<const std::string> bui
     return util::fail("no built variants in build/; run `kernel-builder build` first");
   }
   if (requested) {
-    if (std::find(built.begin(), built.end(), *requested) == built.end()) {
-      return util::fail(fmt::format("variant \"{}\" is not built; built variants: {}", *requested,
+    const auto matches = match_variant_name(*requested, built);
+    if (matches.empty()) {
+      return util::fail(fmt::format("variant \"{}\" is not built; did you mean \"{}\"? (built "
+                                    "variants: {})",
+                                    *requested, closest_variant_name(*requested, built),
                                     joined(built)));
     }
-    return *requested;
+    if (matches.size() > 1) {
+      return util::fail(fmt::format("\"{}\" matches {} built variants ({}); name one of them",
+                                    *requested, matches.size(), joined(matches)));
+    }
+    return matches.front();
   }
   std::string traces;
   for (const auto& backend : runnable) {

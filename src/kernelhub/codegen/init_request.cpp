@@ -72,6 +72,7 @@ util::Expected<KernelRepoName> KernelRepoName::parse(std::string_view owner_repo
   }
   KernelRepoName name;
   name.owner = std::string(owner);
+  name.given_repo = std::string(repo);
   name.display_name = std::string(repo);
   std::replace(name.display_name.begin(), name.display_name.end(), '_', '-');
   // The reference scaffolds any repo name and lets the build fail on it; check it now.
@@ -117,6 +118,15 @@ util::Expected<InitTarget> resolve_init_target(const std::optional<std::string>&
   return util::fail(
       "no kernel name given: pass --name OWNER/REPO, or OWNER/REPO as the path (looking the "
       "owner up on the Hub is not supported yet)");
+}
+
+std::optional<std::string> take_trailing_path(std::vector<std::string>& backends) {
+  if (backends.empty() || backends.back().find('/') == std::string::npos) {
+    return std::nullopt;
+  }
+  auto path = std::move(backends.back());
+  backends.pop_back();
+  return path;
 }
 
 util::Expected<std::vector<types::Backend>> resolve_init_backends(

@@ -19,6 +19,7 @@ namespace kernelhub::codegen {
 // The names a kernel project derives from its Hub repository "owner/repo".
 struct KernelRepoName {
   std::string owner;
+  std::string given_repo;    // the repo part as typed, "gelu_and_mul"
   std::string display_name;  // repo with '_' -> '-': the build.toml name, "my-kernel"
   std::string python_name;   // lowercase repo with '-' -> '_': the package, "my_kernel"
   std::string class_name;    // CamelCase of the repo's words: "MyKernel"
@@ -43,6 +44,11 @@ struct InitTarget {
 util::Expected<InitTarget> resolve_init_target(const std::optional<std::string>& path,
                                                const std::optional<std::string>& name,
                                                const std::filesystem::path& cwd);
+
+// `init --backends cpu acme/x`: the option takes every word after it, so the path typed after
+// it lands among the backends. With no PATH given, a last value holding a '/' (an OWNER/REPO or
+// a folder, never a backend) is removed from `backends` and returned as the path.
+std::optional<std::string> take_trailing_path(std::vector<std::string>& backends);
 
 // Backends with init templates: each has a source folder and a [kernel.*] section.
 inline constexpr std::array<types::Backend, 5> k_init_backends = {

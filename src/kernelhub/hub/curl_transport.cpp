@@ -215,10 +215,16 @@ public:
                         request.url, k_max_header_bytes),
             false});
       }
-      const bool transient = code != CURLE_UNSUPPORTED_PROTOCOL && code != CURLE_URL_MALFORMAT;
+      // A refused connection or an unknown host is no passing fault: huggingface_hub does not
+      // retry those for reads either, and backing off from them took 19 s (issue 22 §9).
+      const bool unreachable = code == CURLE_COULDNT_CONNECT ||
+                               code == CURLE_COULDNT_RESOLVE_HOST ||
+                               code == CURLE_COULDNT_RESOLVE_PROXY;
+      const bool transient = !unreachable && code != CURLE_UNSUPPORTED_PROTOCOL &&
+                             code != CURLE_URL_MALFORMAT;
       return tl::unexpected(TransportError{
           fmt::format("{} {}: {}", request.method, request.url, curl_easy_strerror(code)),
-          transient});
+          transient, unreachable});
     }
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &transfer.response.status);
     release(std::move(handle));

@@ -77,6 +77,9 @@ struct HttpResponse {
 struct TransportError {
   std::string message;
   bool transient = true;  // worth retrying (timeouts, resets); false for a sink abort
+  // No connection could be made at all (refused, host not resolved): nothing is listening
+  // there, so the client fails at once with "cannot reach" instead of backing off.
+  bool unreachable = false;
 };
 
 class Transport {

@@ -66,6 +66,16 @@ std::vector<GitRef> parse_refs(const nlohmann::json& list) {
 
 }  // namespace
 
+std::string HubClient::unreachable_message(std::string_view url,
+                                           const TransportError& error) const {
+  const bool hub = url.starts_with(m_endpoint.url);
+  return fmt::format("cannot reach {} ({}){}", hub ? "the Hub at " + m_endpoint.url : std::string(url),
+                     error.message,
+                     hub ? "; check HF_ENDPOINT and the network, or set HF_HUB_OFFLINE=1 to use "
+                           "only what is cached"
+                         : "");
+}
+
 HubClient::HubClient(Endpoint endpoint, ClientOptions options, std::shared_ptr<Transport> transport)
     : m_endpoint(std::move(endpoint)),
       m_options(std::move(options)),
@@ -105,6 +115,9 @@ HubResult<HttpResponse> HubClient::send(HttpRequest request, bool retry) const {
   for (int attempt = 1;; ++attempt) {
     auto response = m_transport->perform(request);
     if (!response) {
+      if (response.error().unreachable) {
+        return hub_fail(ErrorKind::network, unreachable_message(request.url, response.error()));
+      }
       if (!response.error().transient || attempt >= attempts) {
         return hub_fail(ErrorKind::network, response.error().message);
       }

@@ -216,6 +216,8 @@ public:
 
 private:
   HubResult<HttpResponse> send(HttpRequest request, bool retry) const;
+  // "cannot reach the Hub at <endpoint> (...)": what a refused connection tells the user.
+  std::string unreachable_message(std::string_view url, const TransportError& error) const;
   HubResult<HttpResponse> send_json(std::string method, std::string url, std::string body) const;
   std::vector<std::pair<std::string, std::string>> base_headers(bool with_token) const;
   // One object's PUT(s), completion and verify; `sent` gets the bytes as they go. Returns the

@@ -24,9 +24,15 @@ LoadResult<void> check_publisher_trust(const hub::HubClient& client, std::string
   const auto publisher = repo_id.substr(0, repo_id.find('/'));
   const auto overview = client.organization_overview(publisher);
   if (!overview) {
-    return load_fail(LoadErrorKind::value,
-                     fmt::format("Kernel repository '{}' could not verify publisher trust status. {}",
-                                 repo_id, k_trust_hint));
+    // The reference's sentence, and why when the Hub could not be reached at all: "could not
+    // verify" alone reads like a verdict on the publisher.
+    const auto why = overview.error().kind == hub::ErrorKind::network
+                         ? fmt::format(" ({})", overview.error().message)
+                         : std::string();
+    return load_fail(
+        LoadErrorKind::value,
+        fmt::format("Kernel repository '{}' could not verify publisher trust status{}. {}",
+                    repo_id, why, k_trust_hint));
   }
   if (!overview->trusted_kernel_publisher) {
     return load_fail(LoadErrorKind::value,

@@ -81,10 +81,28 @@ TEST(TestRunner, RequestedVariantMustBeBuilt) {
   const auto missing = choose_test_variant(built, cpu_machine(), cpu_only, "torch-cuda");
   ASSERT_FALSE(missing.has_value());
   EXPECT_EQ(missing.error().message,
-            "variant \"torch-cuda\" is not built; built variants: torch-cpu");
+            "variant \"torch-cuda\" is not built; did you mean \"torch-cpu\"? (built variants: "
+            "torch-cpu)");
   const auto none = choose_test_variant({}, cpu_machine(), cpu_only, std::nullopt);
   ASSERT_FALSE(none.has_value());
   EXPECT_NE(none.error().message.find("kernel-builder build"), std::string::npos);
+}
+
+// Issue 22 §9: `--variant cpu` names the one cpu variant built; one that matches several is
+// refused with them.
+TEST(TestRunner, ARequestedShortFormNamesOneBuiltVariant) {
+  const Names built = {"torch214-cxx11-cpu-x86_64-linux", "torch215-cxx11-cpu-x86_64-linux",
+                       "torch215-cxx11-cu132-x86_64-linux"};
+  const std::vector<variants::SystemBackend> cpu_only = {k_cpu};
+  EXPECT_EQ(choose_test_variant(built, cpu_machine(), cpu_only, "cuda").value(),
+            "torch215-cxx11-cu132-x86_64-linux");
+  EXPECT_EQ(choose_test_variant(built, cpu_machine(), cpu_only, "torch214-cpu").value(),
+            "torch214-cxx11-cpu-x86_64-linux");
+  const auto several = choose_test_variant(built, cpu_machine(), cpu_only, "cpu");
+  ASSERT_FALSE(several.has_value());
+  EXPECT_EQ(several.error().message,
+            "\"cpu\" matches 2 built variants (torch214-cxx11-cpu-x86_64-linux, "
+            "torch215-cxx11-cpu-x86_64-linux); name one of them");
 }
 
 TEST(TestRunner, NoRunnableVariantExplainsWhy) {

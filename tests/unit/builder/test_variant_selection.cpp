@@ -71,5 +71,40 @@ TEST(VariantSelection, AnUnknownNameSaysWhichBackendsThisMachineLeavesOut) {
       << message;
 }
 
+// Issue 22 §9: `--variant cpu` was refused, and a name far from every buildable one got no
+// suggestion although the refusal promises the closest name.
+TEST(VariantSelection, AShortFormKeepsEveryVariantItMatches) {
+  const auto selected = select_variants(plan_of(k_buildable), {"cpu"});
+  ASSERT_TRUE(selected.has_value()) << selected.error().message;
+  EXPECT_EQ(names_of(*selected), (std::vector<std::string>{"torch214-cxx11-cpu-x86_64-linux",
+                                                           "torch215-cxx11-cpu-x86_64-linux"}));
+}
+
+TEST(VariantSelection, ShortFormsMatchPartsAndVersionedBackends) {
+  const std::vector<std::string> built = {"torch211-cxx11-cpu-x86_64-linux",
+                                          "torch211-cxx11-cu128-x86_64-linux",
+                                          "torch212-cxx11-cu130-x86_64-linux", "torch-cuda"};
+  EXPECT_EQ(match_variant_name("torch211-cpu", built),
+            (std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux"}));
+  EXPECT_EQ(match_variant_name("cu130", built),
+            (std::vector<std::string>{"torch212-cxx11-cu130-x86_64-linux"}));
+  EXPECT_EQ(match_variant_name("CUDA", built),
+            (std::vector<std::string>{"torch211-cxx11-cu128-x86_64-linux",
+                                      "torch212-cxx11-cu130-x86_64-linux", "torch-cuda"}));
+  EXPECT_EQ(match_variant_name("torch-cuda", built), (std::vector<std::string>{"torch-cuda"}));
+  EXPECT_TRUE(match_variant_name("metal", built).empty());
+  EXPECT_TRUE(match_variant_name("cu", built).empty());
+  EXPECT_TRUE(match_variant_name("-", built).empty());
+}
+
+TEST(VariantSelection, AFarNameStillGetsTheClosestBuildableName) {
+  const auto selected = select_variants(plan_of({"torch-cpu", "torch-cuda"}),
+                                        {"torch-cpu-x86_64-linux"});
+  ASSERT_FALSE(selected.has_value());
+  EXPECT_EQ(selected.error().message,
+            "variant \"torch-cpu-x86_64-linux\" is not one this machine builds; did you mean "
+            "\"torch-cpu\"? (buildable here: torch-cpu, torch-cuda)");
+}
+
 }  // namespace
 }  // namespace kernelhub::builder

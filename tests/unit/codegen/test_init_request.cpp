@@ -101,5 +101,24 @@ TEST(ResolveInitBackends, RejectsUnknownAndNoarchOnlyBackends) {
   }
 }
 
+// Issue 22 §9: `init --backends cpu acme/x` lost its path to --backends.
+TEST(TakeTrailingPath, ALastValueWithASlashIsThePath) {
+  std::vector<std::string> values = {"cpu", "acme/x"};
+  EXPECT_EQ(take_trailing_path(values), std::optional<std::string>("acme/x"));
+  EXPECT_EQ(values, (std::vector<std::string>{"cpu"}));
+  std::vector<std::string> backends = {"cpu", "cuda"};
+  EXPECT_EQ(take_trailing_path(backends), std::nullopt);
+  EXPECT_EQ(backends.size(), 2u);
+  std::vector<std::string> none;
+  EXPECT_EQ(take_trailing_path(none), std::nullopt);
+}
+
+TEST(KernelRepoNameGiven, KeepsTheRepoAsTyped) {
+  const auto name = KernelRepoName::parse("acme/gelu_and_mul");
+  ASSERT_TRUE(name.has_value());
+  EXPECT_EQ(name->given_repo, "gelu_and_mul");
+  EXPECT_EQ(name->display_name, "gelu-and-mul");
+}
+
 }  // namespace
 }  // namespace kernelhub::codegen

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/hub/hub_client.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -105,6 +111,39 @@ TEST(HubClient, RetriesAreBounded) {
   EXPECT_EQ(refs.error().status, 500);
   EXPECT_EQ(f.transport->requests().size(), 5u);
   EXPECT_EQ(f.sleeps.size(), 4u);
+}
+
+// A loopback port nothing listens on: bound, read, closed.
+int closed_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Issue 22 §9: with no Hub listening, get_kernel backed off 1+2+4+8 s per request before saying
+// "Couldn't connect to server". A refused connection fails at the first try and says which
+// Hub could not be reached.
+TEST(HubClient, ARefusedConnectionIsNotRetriedAndNamesTheHub) {
+  std::vector<std::chrono::milliseconds> sleeps;
+  Endpoint endpoint;
+  endpoint.url = fmt::format("http://127.0.0.1:{}", closed_loopback_port());
+  ClientOptions options;
+  options.progress_bar = false;
+  options.sleep = [&sleeps](std::chrono::milliseconds delay) { sleeps.push_back(delay); };
+  const HubClient client(endpoint, options);
+  const auto refs = client.list_refs(kernel_repo());
+  ASSERT_FALSE(refs);
+  EXPECT_EQ(refs.error().kind, ErrorKind::network);
+  EXPECT_TRUE(sleeps.empty());
+  EXPECT_TRUE(refs.error().message.starts_with("cannot reach the Hub at " + endpoint.url))
+      << refs.error().message;
+  EXPECT_NE(refs.error().message.find("HF_HUB_OFFLINE=1"), std::string::npos);
 }
 
 TEST(HubClient, TreeFollowsLinkPages) {

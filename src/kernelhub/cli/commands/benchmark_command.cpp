@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `kernelhub benchmark REPO_ID|PATH [--version N | --branch B] [--iterations N] [--warmup N]
-// [--json] [--output FILE] [--visual BASE [--rasterized]] [--upload] [--python PATH]`: the
+// [--workload NAME]... [--json] [--output FILE] [--visual BASE [--rasterized]] [--upload] [--python PATH]`: the
 // reference's `kernels benchmark`. Timing a kernel means importing it into torch, so the work
 // is done by the Python package's runner (kernelhub._benchmark_runner); this command
 // finds the Python of the environment kernelhub is installed in and hands over to it, its
@@ -45,6 +45,7 @@ struct BenchmarkOptions {
   int version = 0;
   int iterations = 100;
   int warmup = 10;
+  std::vector<std::string> workloads;
   std::string output;
   bool json = false;
   std::string visual;
@@ -83,6 +84,9 @@ std::vector<std::string> runner_argv(const BenchmarkOptions& options, bool has_v
   }
   argv.insert(argv.end(), {"--iterations", std::to_string(options.iterations), "--warmup",
                            std::to_string(options.warmup)});
+  for (const auto& workload : options.workloads) {
+    argv.insert(argv.end(), {"--workload", workload});
+  }
   if (!options.output.empty()) {
     argv.insert(argv.end(), {"--output", options.output});
   }
@@ -136,6 +140,10 @@ void declare_benchmark(CLI::App& app, RunState&) {
       ->capture_default_str();
   sub->add_option("--warmup", options->warmup, "untimed calls per workload before timing")
       ->capture_default_str();
+  sub->add_option("--workload", options->workloads,
+                  "time only this workload, `large` or `ReluBenchmark.large` (repeatable; "
+                  "default: every benchmark_<workload> of the scripts)")
+      ->allow_extra_args(false);
   sub->add_flag("--json", options->json,
                 "print the JSON result on stdout (the table still goes to stderr)");
   sub->add_option("--output", options->output, "write the JSON result to FILE");

@@ -13,6 +13,8 @@
 #include <kernelhub/builder/build_clean.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
+#include <kernelhub/cli/commands/loader_python.hpp>
+#include <kernelhub/variants/program_runner.hpp>
 
 namespace kernelhub::cli::commands {
 
@@ -59,10 +61,34 @@ void print_plan(const builder::CleanPlan& plan, const CleanOptions& options) {
   }
 }
 
+// A create-project folder that `pip install -e` installed stops importing once removed: say so
+// (issue 22 §9). Asks the Python beside this program (else PATH's), only when such a folder
+// is being removed; a Python that cannot answer only loses the warning.
+void warn_of_editable_installs(const builder::CleanPlan& plan, const CleanOptions& options) {
+  if (!builder::removes_an_installable_project(plan)) {
+    return;
+  }
+  const auto listing = variants::SubprocessRunner().run(
+      {builder_python("python3"), "-c", std::string(builder::k_editable_installs_script)});
+  if (!listing) {
+    return;
+  }
+  const auto installs = builder::parse_editable_installs(*listing);
+  for (const auto& [install, folder] : builder::editable_installs_removed(plan, installs)) {
+    std::fprintf(stderr,
+                 "warning: %s %s/, where the editable install of %s points (pip install -e "
+                 "%s): importing it fails until you run create-project and reinstall, or `pip "
+                 "uninstall %s`\n",
+                 options.dry_run ? "clean would remove" : "removing", folder.c_str(),
+                 install.name.c_str(), install.directory.c_str(), install.name.c_str());
+  }
+}
+
 void run_clean(const CleanOptions& options) {
   require_directory(options.dir);
   const auto kernel_dir = fs::absolute(options.dir).lexically_normal();
   const auto plan = builder::plan_clean(kernel_dir);
+  warn_of_editable_installs(plan, options);
   if (!options.dry_run) {
     if (auto applied = builder::apply_clean(plan, kernel_dir); !applied) {
       throw util::FatalError(applied.error().message);

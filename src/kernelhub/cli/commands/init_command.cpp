@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/cli/command_support.hpp>
@@ -37,35 +38,60 @@ struct InitOptions {
   bool json = false;
 };
 
-void run_init(const InitOptions& options, const CLI::App& command) {
-  const auto optional_of = [&command](const char* option, const std::string& value) {
-    return command.count(option) > 0 ? std::optional<std::string>(value) : std::nullopt;
+void run_init(InitOptions options, const CLI::App& command) {
+  std::optional<std::string> path =
+      command.count("PATH") > 0 ? std::optional<std::string>(options.path) : std::nullopt;
+  if (!path) {
+    path = codegen::take_trailing_path(options.backends);
+  }
+  const auto name =
+      command.count("--name") > 0 ? std::optional<std::string>(options.name) : std::nullopt;
+  // What --backends took, for the errors that a path typed after it would explain.
+  const auto backends_took = [&options, &path]() -> std::string {
+    if (path || options.backends.empty()) {
+      return {};
+    }
+    return fmt::format(" (--backends took {}: put PATH before --backends, or end the list with "
+                       "--)",
+                       fmt::join(options.backends, ", "));
   };
-  const auto target = value_or_fatal(codegen::resolve_init_target(
-      optional_of("PATH", options.path), optional_of("--name", options.name), fs::current_path()));
+  auto target = codegen::resolve_init_target(path, name, fs::current_path());
+  if (!target) {
+    throw util::FatalError(target.error().message + backends_took());
+  }
   if (options.license.empty()) {
     throw util::FatalError("--license must not be empty");
   }
-  codegen::InitProject project{target.name, options.license,
-                               value_or_fatal(codegen::resolve_init_backends(options.backends))};
+  auto backends = codegen::resolve_init_backends(options.backends);
+  if (!backends) {
+    throw util::FatalError(backends.error().message + backends_took());
+  }
+  if (target->name.given_repo != target->name.display_name) {
+    std::fprintf(stderr,
+                 "note: the kernel is named \"%s\", not \"%s\" (kernel names use '-' where the "
+                 "repository has '_'); its Python package is \"%s\"\n",
+                 target->name.display_name.c_str(), target->name.given_repo.c_str(),
+                 target->name.python_name.c_str());
+  }
+  codegen::InitProject project{target->name, options.license, std::move(*backends)};
   const auto files = value_or_fatal(codegen::render_init_project(project));
 
   const auto overwrite = options.overwrite ? codegen::Overwrite::yes : codegen::Overwrite::no;
-  if (auto written = codegen::write_file_set(files, target.directory, overwrite); !written) {
+  if (auto written = codegen::write_file_set(files, target->directory, overwrite); !written) {
     const bool refused = overwrite == codegen::Overwrite::no &&
-                         !codegen::existing_paths(files, target.directory).empty();
+                         !codegen::existing_paths(files, target->directory).empty();
     throw util::FatalError(refused ? written.error().message +
                                          "; pass --overwrite to replace them (other files are kept)"
                                    : written.error().message);
   }
-  if (auto staged = codegen::init_repository_and_stage_all(target.directory); !staged) {
+  if (auto staged = codegen::init_repository_and_stage_all(target->directory); !staged) {
     throw util::FatalError(staged.error().message);
   }
 
   if (options.json) {
     nlohmann::ordered_json out;
-    out["repo_id"] = target.name.repo_id;
-    out["directory"] = target.directory.string();
+    out["repo_id"] = target->name.repo_id;
+    out["directory"] = target->directory.string();
     out["backends"] = codegen::init_context(project)["backends"];
     out["files"] = nlohmann::ordered_json::array();
     for (const auto& file : files.files()) {
@@ -73,8 +99,8 @@ void run_init(const InitOptions& options, const CLI::App& command) {
     }
     std::puts(out.dump(2).c_str());
   } else {
-    std::printf("Initialized %s at %s\n", target.name.repo_id.c_str(),
-                target.directory.string().c_str());
+    std::printf("Initialized %s at %s\n", target->name.repo_id.c_str(),
+                target->directory.string().c_str());
   }
 }
 

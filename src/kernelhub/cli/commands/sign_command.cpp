@@ -14,8 +14,10 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <kernelhub/abi/library_discovery.hpp>
+#include <kernelhub/builder/variant_selection.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
 #include <kernelhub/metadata/digest.hpp>
@@ -69,18 +71,27 @@ void run_sign(const SignOptions& options) {
   require_directory(options.dir);
   const auto key = value_or_fatal(verify::load_signing_key(options.key));
   auto variants = value_or_fatal(abi::discover_variants(options.dir));
+  std::vector<std::string> built;
+  for (const fs::path& variant : variants) {
+    built.push_back(variant.filename().string());
+  }
+  std::vector<std::string> chosen;
   for (const std::string& wanted : options.variants) {
-    const bool found = std::any_of(variants.begin(), variants.end(), [&](const fs::path& variant) {
-      return variant.filename() == wanted;
-    });
-    if (!found) {
-      throw util::FatalError(fmt::format("no built variant \"{}\" in \"{}\"", wanted, options.dir));
+    const auto matches = builder::match_variant_name(wanted, built);
+    if (matches.empty()) {
+      auto message = fmt::format("no built variant \"{}\" in \"{}\"", wanted, options.dir);
+      if (!built.empty()) {
+        message += fmt::format("; did you mean \"{}\"? (built variants: {})",
+                               builder::closest_variant_name(wanted, built),
+                               fmt::join(built, ", "));
+      }
+      throw util::FatalError(message);
     }
+    chosen.insert(chosen.end(), matches.begin(), matches.end());
   }
   if (!options.variants.empty()) {
     std::erase_if(variants, [&](const fs::path& variant) {
-      return std::find(options.variants.begin(), options.variants.end(),
-                       variant.filename().string()) == options.variants.end();
+      return std::find(chosen.begin(), chosen.end(), variant.filename().string()) == chosen.end();
     });
   }
   const std::string algorithm = verify::key_description(key.get());

@@ -24,7 +24,7 @@ constexpr std::size_t k_max_runs = 32;
 // Chart geometry, in SVG user units.
 constexpr int k_width = 760;
 constexpr int k_label_width = 190;
-constexpr int k_value_width = 90;
+constexpr int k_value_width = 250;
 constexpr int k_bar_height = 14;
 constexpr int k_bar_gap = 4;
 constexpr int k_group_gap = 14;
@@ -32,6 +32,7 @@ constexpr int k_legend_row = 18;
 constexpr int k_margin = 10;
 
 // Colours that read on both light and dark backgrounds; series cycle through them.
+constexpr const char* k_reference_colour = "#9ca3af";
 constexpr std::array<const char*, 6> k_palette = {"#4c72b0", "#dd8452", "#55a868",
                                                   "#c44e52", "#8172b3", "#937860"};
 
@@ -79,12 +80,16 @@ std::optional<BenchmarkRun> parse_run(std::string_view text) {
         mean->get<double>() < 0) {
       continue;
     }
-    BenchmarkRun::Workload workload{name->get<std::string>(), mean->get<double>(), 0, 0};
+    BenchmarkRun::Workload workload{name->get<std::string>(), mean->get<double>(), 0, 0, 0};
     if (const auto std_ms = timing->find("std_ms"); std_ms != timing->end() && std_ms->is_number()) {
       workload.std_ms = std_ms->get<double>();
     }
     if (const auto n = timing->find("iterations"); n != timing->end() && n->is_number_integer()) {
       workload.iterations = n->get<int>();
+    }
+    if (const auto ref = timing->find("ref_mean_ms"); ref != timing->end() && ref->is_number() &&
+        std::isfinite(ref->get<double>()) && ref->get<double>() > 0) {
+      workload.ref_mean_ms = ref->get<double>();
     }
     run.workloads.push_back(std::move(workload));
   }
@@ -93,12 +98,6 @@ std::optional<BenchmarkRun> parse_run(std::string_view text) {
   }
   run.machine = machine_label(doc.value("machineInfo", json()));
   return run;
-}
-
-// The workload name without the class prefix the runner adds ("ReluBenchmark.large").
-std::string short_workload(const std::string& name) {
-  const std::size_t dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
 std::string format_ms(double ms) {
@@ -161,7 +160,7 @@ std::string render_benchmark_svg(const std::vector<BenchmarkRun>& runs) {
       if (std::find(workloads.begin(), workloads.end(), workload.name) == workloads.end()) {
         workloads.push_back(workload.name);
       }
-      longest = std::max(longest, workload.mean_ms);
+      longest = std::max({longest, workload.mean_ms, workload.ref_mean_ms});
     }
   }
   if (workloads.empty()) {
@@ -169,9 +168,19 @@ std::string render_benchmark_svg(const std::vector<BenchmarkRun>& runs) {
   }
   const int bar_area = k_width - k_label_width - k_value_width - 2 * k_margin;
   const int legend_height = static_cast<int>(runs.size()) * k_legend_row + k_margin;
-  const int group_height = static_cast<int>(runs.size()) * (k_bar_height + k_bar_gap) + k_group_gap;
-  const int height = k_margin + legend_height + static_cast<int>(workloads.size()) * group_height +
-                     k_margin;
+  const auto bars_of = [](const BenchmarkRun& run, const std::string& name) {
+    const auto it = std::find_if(run.workloads.begin(), run.workloads.end(),
+                                 [&](const BenchmarkRun::Workload& w) { return w.name == name; });
+    return it == run.workloads.end() ? 0 : it->ref_mean_ms > 0 ? 2 : 1;
+  };
+  int bar_rows = 0;
+  for (const auto& name : workloads) {
+    for (const auto& run : runs) {
+      bar_rows += std::max(1, bars_of(run, name));
+    }
+  }
+  const int height = k_margin + legend_height + bar_rows * (k_bar_height + k_bar_gap) +
+                     static_cast<int>(workloads.size()) * k_group_gap + k_margin;
 
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"benchmark-chart\" role=\"img\" "
@@ -190,17 +199,44 @@ std::string render_benchmark_svg(const std::vector<BenchmarkRun>& runs) {
         k_margin, y, k_palette[i % k_palette.size()], k_margin + 18, y + 10, escape(label));
     y += k_legend_row;
   }
+  const bool any_reference = std::any_of(runs.begin(), runs.end(), [](const BenchmarkRun& run) {
+    return std::any_of(run.workloads.begin(), run.workloads.end(),
+                       [](const BenchmarkRun::Workload& w) { return w.ref_mean_ms > 0; });
+  });
+  if (any_reference) {
+    svg += fmt::format(
+        "<g class=\"legend\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\" fill=\"currentColor\">reference (verify_*), above its "
+        "run</text></g>\n",
+        k_margin, y, k_reference_colour, k_margin + 18, y + 10);
+    y += k_legend_row;
+  }
   y += k_margin;
   const double scale = longest > 0 ? bar_area / longest : 0;
   for (const auto& name : workloads) {
     svg += fmt::format("<g class=\"workload\"><text x=\"{}\" y=\"{}\" fill=\"currentColor\" "
                        "font-weight=\"600\">{}</text>\n",
-                       k_margin, y + k_bar_height - 2, escape(short_workload(name)));
+                       k_margin, y + k_bar_height - 2, escape(name));
     for (std::size_t i = 0; i < runs.size(); ++i) {
       const auto& run = runs[i];
       const auto it = std::find_if(run.workloads.begin(), run.workloads.end(),
                                    [&](const BenchmarkRun::Workload& w) { return w.name == name; });
+      if (it != run.workloads.end() && it->ref_mean_ms > 0) {
+        const double ref_length = std::max(1.0, it->ref_mean_ms * scale);
+        svg += fmt::format(
+            "<rect class=\"ref-bar\" x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" "
+            "fill=\"{}\"><title>{}: verify_* {} ({} · {})</title></rect>"
+            "<text x=\"{:.1f}\" y=\"{}\" fill=\"currentColor\">{} reference</text>\n",
+            k_label_width, y, ref_length, k_bar_height, k_reference_colour, escape(name),
+            format_ms(it->ref_mean_ms), escape(run.variant), escape(run.device),
+            k_label_width + ref_length + 6, y + k_bar_height - 3, format_ms(it->ref_mean_ms));
+        y += k_bar_height + k_bar_gap;
+      }
       if (it != run.workloads.end()) {
+        const std::string speedup =
+            it->ref_mean_ms > 0 && it->mean_ms > 0
+                ? fmt::format(" ({:.2f}x the reference)", it->ref_mean_ms / it->mean_ms)
+                : std::string();
         // At least one unit wide, so a very fast run still shows a bar.
         const double length = std::max(1.0, it->mean_ms * scale);
         svg += fmt::format(
@@ -210,7 +246,7 @@ std::string render_benchmark_svg(const std::vector<BenchmarkRun>& runs) {
             k_label_width, y, length, k_bar_height, k_palette[i % k_palette.size()],
             escape(name), format_ms(it->mean_ms), format_ms(it->std_ms), it->iterations,
             escape(run.variant), escape(run.device), k_label_width + length + 6,
-            y + k_bar_height - 3, format_ms(it->mean_ms));
+            y + k_bar_height - 3, format_ms(it->mean_ms) + speedup);
       }
       y += k_bar_height + k_bar_gap;
     }

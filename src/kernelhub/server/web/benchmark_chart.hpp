@@ -23,6 +23,9 @@ struct BenchmarkRun {
     double mean_ms = 0;
     double std_ms = 0;
     int iterations = 0;
+    // The mean of the workload's verify_<w> (the reference computation), when the result has
+    // one (`timingResults.ref_mean_ms`, which kernelhub benchmark adds); 0 when not.
+    double ref_mean_ms = 0;
   };
   std::vector<Workload> workloads;
 };
@@ -32,8 +35,10 @@ struct BenchmarkRun {
 HubExpected<std::vector<BenchmarkRun>> collect_benchmarks(
     const std::shared_ptr<git_repository>& repo, const std::string& commit);
 
-// A self-contained SVG: one group of horizontal bars per workload, one bar per (variant,
-// device) run, its length the mean time, with a legend. Every text is escaped. Empty when
+// A self-contained SVG: one group of horizontal bars per workload (named with its class, as
+// the results table and the local chart name it), one bar per (variant, device) run, its
+// length the mean time, and where the run timed verify_<w> a grey bar of that time and the
+// speed-up over it, with a legend. Every text is escaped. Empty when
 // `runs` hold no workload.
 std::string render_benchmark_svg(const std::vector<BenchmarkRun>& runs);
 
