@@ -5,7 +5,7 @@ import json
 import urllib.parse
 
 from conftest import run
-from hub_cache_support import hub_env
+from hub_cache_support import hub_env, last_json, run_python
 from serve_helpers import http
 from test_serve_pull_requests import kernel_dir
 
@@ -78,4 +78,98 @@ def test_upload_commit_message_and_pr_title_and_description(kernel_builder, hub_
     refused = run([kernel_builder, "upload", kernel_dir(tmp_path / "k3", 3), "--no-check",
                    "--pr-title", "x"], env=env)
     assert refused.returncode != 0 and "--create-pr" in refused.stderr
+
+
+def pr(kernelhub_bin, env, *args):
+    return run([kernelhub_bin, "pr", *args], env=env)
+
+
+def test_pr_cli_lists_shows_comments_closes_and_merges(kernel_builder, kernelhub_bin,
+                                                       hub_server, tmp_path):
+    env = upload_env(hub_server, tmp_path)
+    assert run([kernel_builder, "upload", kernel_dir(tmp_path / "k1", 1), "--no-check"],
+               env=env).returncode == 0
+    second = kernel_dir(tmp_path / "k2", 2)
+    # A new card too, so upload opens a pull request into main as well.
+    (second / "build" / "CARD.md").write_text("---\nlibrary_name: kernels\n---\n# pk, faster\n")
+    opened = run([kernel_builder, "upload", second, "--no-check", "--create-pr", "--pr-title",
+                  "Marker two"], env=env)
+    assert opened.returncode == 0, opened.stderr
+    prs = pull_requests(hub_server)
+    build_pr = prs["refs/heads/v1"]["num"]
+    card_pr = prs["refs/heads/main"]["num"]
+    assert prs["refs/heads/main"]["title"] == "Marker two (card)"
+
+    listed = pr(kernelhub_bin, env, "list", "org/pk")
+    assert listed.returncode == 0, listed.stderr
+    assert f"#{build_pr}" in listed.stdout and "Marker two" in listed.stdout
+    as_json = json.loads(pr(kernelhub_bin, env, "list", "org/pk", "--json").stdout)
+    assert sorted(d["num"] for d in as_json) == sorted([build_pr, card_pr])
+    assert all(d["status"] == "open" and d["is_pull_request"] for d in as_json)
+
+    shown = pr(kernelhub_bin, env, "show", "org/pk", str(build_pr))
+    assert shown.returncode == 0, shown.stderr
+    assert "target: v1" in shown.stdout
+    # The diff of the PR: the variant's __init__.py went from marker 1 to 2.
+    assert "-VERSION_MARKER = 1" in shown.stdout and "+VERSION_MARKER = 2" in shown.stdout
+    details = json.loads(pr(kernelhub_bin, env, "show", "org/pk", str(build_pr), "--json").stdout)
+    assert details["target_branch"] == "refs/heads/v1"
+    assert details["conflicting_files"] == []
+    assert "+VERSION_MARKER = 2" in details["diff"]
+
+    commented = pr(kernelhub_bin, env, "comment", "org/pk", str(build_pr), "Looks right.",
+                   "--json")
+    assert commented.returncode == 0, commented.stderr
+    assert json.loads(commented.stdout)["content"] == "Looks right."
+
+    closed = pr(kernelhub_bin, env, "close", "org/pk", str(card_pr), "--comment", "not now")
+    assert closed.returncode == 0, closed.stderr
+    merged = pr(kernelhub_bin, env, "merge", "org/pk", str(build_pr), "--comment", "ship it")
+    assert merged.returncode == 0, merged.stderr
+    assert f"Merged #{build_pr}" in merged.stdout
+
+    # Differential: huggingface_hub's own client (kernel type allowed by hand, the
+    # workaround our CLI does not need) reads the same pull request as `pr show --json`.
+    ours = json.loads(pr(kernelhub_bin, env, "show", "org/pk", str(build_pr), "--json").stdout)
+    theirs = last_json(run_python(f"""
+        import json
+        from huggingface_hub import HfApi, constants
+        constants.REPO_TYPES.append("kernel")
+        d = HfApi(token={hub_server.token!r}).get_discussion_details(
+            "org/pk", {build_pr}, repo_type="kernel")
+        print(json.dumps({{"num": d.num, "title": d.title, "status": d.status,
+                          "author": d.author, "is_pull_request": d.is_pull_request,
+                          "target_branch": d.target_branch,
+                          "merge_commit_oid": d.merge_commit_oid,
+                          "conflicting_files": d.conflicting_files, "diff": d.diff,
+                          "events": [e.type for e in d.events]}}))
+    """, env))
+    assert {k: ours.get(k) for k in theirs if k != "events"} == \
+        {k: v for k, v in theirs.items() if k != "events"}
+    assert [e["type"] for e in ours["events"]] == theirs["events"]
+
+    status = api_json(hub_server, f"/api/kernels/org/pk/discussions/{build_pr}")
+    assert status["status"] == "merged"
+    comments = [e["data"]["latest"]["raw"] for e in status["events"] if e["type"] == "comment"]
+    assert "Looks right." in comments and "ship it" in comments
+    assert api_json(hub_server, f"/api/kernels/org/pk/discussions/{card_pr}")["status"] == "closed"
+    assert json.loads(pr(kernelhub_bin, env, "list", "org/pk", "--json").stdout) == []
+    closed_list = json.loads(pr(kernelhub_bin, env, "list", "org/pk", "--status", "closed",
+                                "--json").stdout)
+    assert sorted(d["status"] for d in closed_list) == ["closed", "merged"]
+
+    # Errors: a merged PR cannot be merged again, a missing one is named, a write needs a token.
+    again = pr(kernelhub_bin, env, "merge", "org/pk", str(build_pr))
+    assert again.returncode != 0 and "merged" in again.stderr
+    missing = pr(kernelhub_bin, env, "show", "org/pk", "99")
+    assert missing.returncode != 0 and "#99" in missing.stderr
+    anonymous = dict(env, HF_TOKEN="")
+    refused = pr(kernelhub_bin, anonymous, "comment", "org/pk", str(build_pr), "hi")
+    assert refused.returncode != 0
+
+
+def test_pr_subcommands_have_help(kernelhub_bin):
+    for sub in ("list", "show", "comment", "merge", "close", "reopen"):
+        shown = run([kernelhub_bin, "pr", sub, "--help"])
+        assert shown.returncode == 0 and "REPO_ID" in shown.stdout and "--json" in shown.stdout
 
