@@ -6,7 +6,7 @@ import urllib.parse
 
 from conftest import run
 from hub_cache_support import hub_env, last_json, run_python
-from serve_helpers import http
+from serve_helpers import commit, http
 from test_serve_pull_requests import kernel_dir
 
 
@@ -173,3 +173,77 @@ def test_pr_subcommands_have_help(kernelhub_bin):
         shown = run([kernelhub_bin, "pr", sub, "--help"])
         assert shown.returncode == 0 and "REPO_ID" in shown.stdout and "--json" in shown.stdout
 
+
+def create_kernel_repo(server, name):
+    status, _, body = http(server, "POST", "/api/repos/create",
+                           json.dumps({"name": name, "organization": "org", "type": "kernel"}),
+                           token=server.token)
+    assert status == 200, body
+
+
+def tree_of(server, repo, revision="main"):
+    """{path: text} of every file of `repo` ("kernels/org/name") on `revision` but
+    .gitattributes."""
+    quoted = urllib.parse.quote(revision, safe="")
+    listing = api_json(server, f"/api/{repo}/tree/{quoted}?recursive=true")
+    out = {}
+    for entry in listing:
+        if entry["type"] == "file" and entry["path"] != ".gitattributes":
+            status, _, body = http(server, "GET", f"/{repo}/resolve/{quoted}/{entry['path']}",
+                                   token=server.token)
+            assert status == 200, entry["path"]
+            out[entry["path"]] = body.decode()
+    return out
+
+
+def open_pr(server, repo, files, deleted=()):
+    status, _, body = commit(server, repo, "main", files, summary="Replace the build",
+                             deleted=deleted, query="create_pr=1")
+    assert status == 200, body
+    return int(json.loads(body)["pullRequestUrl"].rsplit("/", 1)[1])
+
+
+def test_merge_takes_the_pull_requests_variant_folder_whole(hub_server, tmp_path):
+    repo = "kernels/org/vk"
+    create_kernel_repo(hub_server, "vk")
+    base = {"README.md": b"# card\n", "build/torch-cpu/a.py": b"base\n",
+            "build/torch-cpu/b.py": b"base\n", "build/torch-cuda/x.py": b"base\n"}
+    assert commit(hub_server, repo, "main", base)[0] == 200
+    num = open_pr(hub_server, repo, {"build/torch-cpu/a.py": b"pr\n",
+                                     "build/torch-cpu/c.py": b"pr\n"},
+                  deleted=["build/torch-cpu/b.py"])
+    # The target rebuilds the same variant meanwhile: every file of it differs both ways.
+    assert commit(hub_server, repo, "main", {"build/torch-cpu/a.py": b"main\n",
+                                             "build/torch-cpu/b.py": b"main\n",
+                                             "build/torch-cuda/x.py": b"main\n"})[0] == 200
+    details = api_json(hub_server, f"/api/{repo}/discussions/{num}")
+    assert details["filesWithConflicts"] == []
+    status, _, body = http(hub_server, "POST", f"/api/{repo}/discussions/{num}/merge", "{}",
+                           token=hub_server.token)
+    assert status == 200, body
+    merged = tree_of(hub_server, repo)
+    # The PR's torch-cpu folder whole (b.py gone, c.py there); the target's other variant kept.
+    assert merged == {"README.md": "# card\n", "build/torch-cpu/a.py": "pr\n",
+                      "build/torch-cpu/c.py": "pr\n", "build/torch-cuda/x.py": "main\n"}
+
+
+def test_merge_still_refuses_a_conflict_in_the_card_or_sources(hub_server, tmp_path):
+    repo = "kernels/org/ck"
+    create_kernel_repo(hub_server, "ck")
+    assert commit(hub_server, repo, "main", {"README.md": b"# card\n",
+                                             "torch-ext/ck/__init__.py": b"x = 1\n",
+                                             "build/torch-cpu/a.py": b"base\n"})[0] == 200
+    num = open_pr(hub_server, repo, {"README.md": b"# card from the pr\n",
+                                     "torch-ext/ck/__init__.py": b"x = 2\n",
+                                     "build/torch-cpu/a.py": b"pr\n"})
+    main = {"README.md": b"# card from main\n", "torch-ext/ck/__init__.py": b"x = 3\n",
+            "build/torch-cpu/a.py": b"main\n"}
+    assert commit(hub_server, repo, "main", main)[0] == 200
+    before = api_json(hub_server, f"/api/{repo}/revision/main")["sha"]
+    details = api_json(hub_server, f"/api/{repo}/discussions/{num}")
+    assert details["filesWithConflicts"] == ["README.md", "torch-ext/ck/__init__.py"]
+    status, _, body = http(hub_server, "POST", f"/api/{repo}/discussions/{num}/merge", "{}",
+                           token=hub_server.token)
+    assert status == 409
+    assert b"README.md" in body and b"build/torch-cpu" not in body
+    assert api_json(hub_server, f"/api/{repo}/revision/main")["sha"] == before
