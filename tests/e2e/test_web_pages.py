@@ -523,6 +523,48 @@ def test_pull_request_page_shows_the_files_it_changes_and_its_heads_variants(hub
     assert browser.title() == f"{KERNEL} · #1 Add cu130 · kernelhub"
 
 
+def diff_lines(doc):
+    """(class, text) of each line of the page's text diff."""
+    return [(span.attrs["class"], span.text()) for span in doc.by_id("diff").iter("span")]
+
+
+def test_community_page_shows_each_pull_requests_target_and_status(hub, browser):
+    # Issue 22 §5: a reviewer sees where each pull request would go.
+    doc = browser.load(f"{hub.url}/kernels/{KERNEL}/discussions")
+    rows = doc.by_id("discussions").rows()
+    assert [r[3:5] for r in rows] == [["open", "—"], ["open", "v2"]]
+    target = doc.by_id("discussions").find_all("td", class_="target")[1].find("a")
+    assert target.attrs["href"] == f"/kernels/{KERNEL}/tree/v2"
+    merged = browser.load(f"{hub.url}/kernels/kh-web/gelu/discussions").by_id("discussions")
+    assert [r[3:5] for r in merged.rows()] == [["merged", "v1"]]
+
+
+def test_pull_request_page_shows_a_text_diff(hub, browser):
+    doc = browser.load(f"{hub.url}/kernels/{KERNEL}/discussions/1")
+    lines = diff_lines(doc)
+    assert ("file", f"diff --git a/{PR_DELETED} b/{PR_DELETED}") in lines
+    assert ("del", "-    return x.clamp(min=0)") in lines
+    assert ("add", "+# relu, version 2 with cu130") in lines
+    # The card's hostile HTML is diff text, never markup.
+    assert ("del", '-A kernel for <b>tests</b>. <script>document.title = "pwned"</script>') \
+        in lines
+    assert doc.find_all("script") == [] and doc.by_id("diff").find_all("b") == []
+    assert browser.title() == f"{KERNEL} · #1 Add cu130 · kernelhub"
+
+
+def test_commit_page_shows_a_text_diff(hub, browser):
+    history = browser.load(f"{hub.url}/kernels/{KERNEL}/commits/v2").by_id("commits")
+    links_by_title = {tr.rows()[0][1]: tr.find("a").attrs["href"]
+                      for tr in history.find("tbody").iter("tr")}
+    lines = diff_lines(browser.load(hub.url + links_by_title["Publish v2 with <cuda>"]))
+    assert ("del", "-# relu, version 1") in lines and ("add", "+# relu, version 2") in lines
+    assert ("add", "+def relu(x):") in lines
+    assert ("file", f"diff --git a/build/{UNIVERSAL}/__init__.py b/build/{UNIVERSAL}/__init__.py") \
+        in lines
+    merged = diff_lines(browser.load(f"{hub.url}/kernels/kh-web/gelu/discussions/1"))
+    assert ("add", "+notes") in merged
+
+
 def test_a_merged_pull_request_still_shows_what_it_brought(hub, browser):
     doc = browser.load(f"{hub.url}/kernels/kh-web/gelu/discussions/1")
     assert doc.find("span", class_="chip status-merged").text() == "merged"

@@ -77,6 +77,8 @@ const std::array k_kernelhub_commands = {
     Command{"verify-signature", "check variants' Sigstore signatures, then their digests", &declare_verify_signature},
     Command{"benchmark", "time a kernel's benchmarks on this machine (JSON, charts, upload)",
             &declare_benchmark},
+    Command{"pr", "review a repository's pull requests: list, show (with the diff), comment, merge, close",
+            &declare_pr},
     Command{"completions", "print a bash, zsh or fish completion script for this program",
             &declare_completions},
     Command{"generate-docs", "print the CLI reference in Markdown", &declare_generate_docs,

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include <kernelhub/hub/discussion.hpp>
 #include <kernelhub/hub/endpoint.hpp>
 #include <kernelhub/hub/http_transport.hpp>
 #include <kernelhub/hub/hub_types.hpp>
@@ -214,7 +215,29 @@ public:
                                  std::optional<std::string_view> parent_commit = std::nullopt,
                                  CreatePr create_pr = CreatePr::no) const;
 
+  // The discussions API (hub_client_discussions.cpp), for every repository type: the Hub
+  // serves kernel repositories' discussions at /api/kernels/... as it does models'.
+  // `type`: "all", "discussion" or "pull_request"; `status`: "all", "open" or "closed"; empty
+  // sends neither. Every page is read (the Hub answers 50 at a time).
+  HubResult<std::vector<Discussion>> list_discussions(const RepoRef& repo, std::string_view type,
+                                                      std::string_view status,
+                                                      std::string_view author = {}) const;
+  // With the events, the target branch, conflicting files and the diff.
+  HubResult<Discussion> discussion_details(const RepoRef& repo, long num) const;
+  HubResult<DiscussionEvent> comment_discussion(const RepoRef& repo, long num,
+                                                std::string_view comment) const;
+  // `status`: "open" or "closed"; the comment is optional.
+  HubResult<DiscussionEvent> change_discussion_status(const RepoRef& repo, long num,
+                                                      std::string_view status,
+                                                      std::string_view comment = {}) const;
+  HubResult<DiscussionEvent> merge_pull_request(const RepoRef& repo, long num,
+                                                std::string_view comment = {}) const;
+
 private:
+  HubResult<DiscussionEvent> post_discussion_change(const RepoRef& repo, long num,
+                                                    std::string_view resource,
+                                                    const std::string& body,
+                                                    std::string_view answer_key) const;
   HubResult<HttpResponse> send(HttpRequest request, bool retry) const;
   // "cannot reach the Hub at <endpoint> (...)": what a refused connection tells the user.
   std::string unreachable_message(std::string_view url, const TransportError& error) const;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <kernelhub/hub/content_hash.hpp>
 #include <kernelhub/hub/progress_bar.hpp>
@@ -156,6 +157,8 @@ HubResult<std::vector<CommitOperation>> additions(const HubClient& client,
 HubResult<void> commit_in_batches(const HubClient& client, const KernelUploadRequest& request,
                                   const BranchPlan& plan, KernelUploadOutcome& outcome) {
   const auto& operations = plan.operations;
+  const bool card = plan.branch != request.branch;
+  const std::string& message = card ? request.card_message : request.commit_message;
   const std::size_t count = (operations.size() + k_operations_per_commit - 1) / k_operations_per_commit;
   std::optional<std::string> parent = plan.head;
   std::string revision = plan.branch;
@@ -165,7 +168,18 @@ HubResult<void> commit_in_batches(const HubClient& client, const KernelUploadReq
     const auto last = operations.begin() +
                       static_cast<std::ptrdiff_t>(std::min(operations.size(), (batch + 1) * k_operations_per_commit));
     std::vector<CommitOperation> slice(first, last);
-    auto result = KH_HUB_TRY(client.commit(request.repo, revision, slice, batch_message(batch, count), {},
+    std::string summary = batch_message(message, batch, count);
+    std::string description = request.commit_description;
+    if (create_pr == CreatePr::yes) {
+      // This commit opens the pull request, which takes its title and description.
+      if (!request.pr_title.empty()) {
+        summary = card ? fmt::format("{} (card)", request.pr_title) : request.pr_title;
+      }
+      if (!request.pr_description.empty()) {
+        description = request.pr_description;
+      }
+    }
+    auto result = KH_HUB_TRY(client.commit(request.repo, revision, slice, summary, description,
                                            create_pr == CreatePr::yes ? std::nullopt : parent,
                                            create_pr));
     parent = result.commit_oid;
@@ -276,11 +290,40 @@ std::string_view upload_status_name(KernelUploadOutcome::Status status) {
   return "uploaded";
 }
 
-std::string batch_message(std::size_t index, std::size_t count) {
+std::string batch_message(std::string_view message, std::size_t index, std::size_t count) {
   if (count <= 1) {
-    return "Uploaded using `kernel-builder`.";
+    return std::string(message);
   }
-  return fmt::format("Uploaded using `kernel-builder` (batch {}/{}).", index + 1, count);
+  return fmt::format("{} (batch {}/{})", message, index + 1, count);
+}
+
+UploadDescription describe_upload(std::string_view kernel, std::optional<std::uint64_t> version,
+                                  std::string_view branch,
+                                  const std::vector<std::string>& variants) {
+  std::string what = version ? fmt::format("{} version {}", kernel, *version)
+                             : fmt::format("{} to {}", kernel, branch);
+  if (version && branch != fmt::format("v{}", *version)) {
+    what += fmt::format(" to {}", branch);
+  }
+  UploadDescription out;
+  out.title = fmt::format("Upload {}: {}", what, fmt::join(variants, ", "));
+  if (out.title.size() > k_max_title) {
+    out.title = fmt::format("Upload {}: {} variants", what, variants.size());
+  }
+  if (out.title.size() > k_max_title) {
+    out.title.resize(k_max_title);
+  }
+  out.card_title = version ? fmt::format("Update the card of {} (version {})", kernel, *version)
+                           : fmt::format("Update the card of {} ({})", kernel, branch);
+  if (out.card_title.size() > k_max_title) {
+    out.card_title.resize(k_max_title);
+  }
+  out.description = fmt::format("{} build variant(s):\n", variants.size());
+  for (const auto& name : variants) {
+    out.description += fmt::format("- `{}`\n", name);
+  }
+  out.description += "\nUploaded using `kernel-builder`.";
+  return out;
 }
 
 HubResult<KernelUploadOutcome> upload_kernel(const HubClient& client,

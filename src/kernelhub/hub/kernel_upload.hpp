@@ -31,6 +31,18 @@ struct KernelUploadRequest {
   std::optional<std::filesystem::path> benchmarks; // <kernel dir>/benchmarks when it exists
   Visibility visibility = Visibility::public_repo;
   CreatePr create_pr = CreatePr::no;
+  // What the commits say (describe_upload gives the defaults). `commit_message` names the
+  // version branch's commits, `card_message` main's card commit. With create_pr the commit
+  // that opens a pull request is named by `pr_title` and described by `pr_description`, since
+  // the Hub names a pull request after the commit that opens it and shows that commit's
+  // description as its opening comment (huggingface_hub's create_commit: "If create_pr is
+  // True, ... commit_description ... is the PR description"); empty ones fall back to the
+  // commit's.
+  std::string commit_message = "Uploaded using `kernel-builder`.";
+  std::string commit_description;
+  std::string card_message = "Uploaded using `kernel-builder`.";
+  std::string pr_title;
+  std::string pr_description;
   // Progress lines ("Using branch `v1` (new)"); nothing is printed by the library itself.
   std::function<void(const std::string&)> log;
 };
@@ -84,9 +96,23 @@ struct KernelUploadOutcome {
 
 std::string_view upload_status_name(KernelUploadOutcome::Status status);
 
-// The commit messages of `count` batches: "Uploaded using `kernel-builder`." alone, else
-// "... (batch i/n).".
-std::string batch_message(std::size_t index, std::size_t count);
+// The summary of batch `index` of `count`: `message` alone, else "<message> (batch i/n)".
+std::string batch_message(std::string_view message, std::size_t index, std::size_t count);
+
+// The default title and description of an upload: what was uploaded (kernel, version,
+// variants) rather than the tool's name, so a reviewer sees it in the pull request list.
+struct UploadDescription {
+  std::string title;        // "Upload relu version 1: torch-cpu, torch29-cxx11-cu128-x86_64-linux"
+  std::string card_title;   // "Update the card of relu (version 1)"
+  std::string description;  // the variants, one a line, and the tool
+};
+// Titles stay within k_max_title (the Hub's, and our server's, limit on a discussion title):
+// the variant names are listed when they fit, else counted (the description lists them all).
+// `branch` is named when it is not `v<version>`.
+inline constexpr std::size_t k_max_title = 200;
+UploadDescription describe_upload(std::string_view kernel, std::optional<std::uint64_t> version,
+                                  std::string_view branch,
+                                  const std::vector<std::string>& variants);
 
 inline constexpr std::size_t k_operations_per_commit = 1000;
 

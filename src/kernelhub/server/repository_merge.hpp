@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ HubExpected<void> delete_ref(git_repository* repo, const std::string& ref);
 
 // Merges `head_ref` into `base_ref` with a merge commit (parents: the base head, then the
 // head), whatever the base did meanwhile, as long as no file conflicts: then nothing moves
-// and `conflicts` names the files. The base moves with a compare-and-swap (412 when it moved
+// and `conflicts` names the files. A variant folder (`build/<variant>/`) the head changed
+// since the merge base is taken whole from the head, never merged file by file (a build is
+// not mergeable text: the reviewer approved that build); conflicts outside them stay. The base moves with a compare-and-swap (412 when it moved
 // during the merge).
 struct MergeOutcome {
   std::string commit;                  // the merge commit, empty on conflicts
@@ -30,8 +33,8 @@ struct MergeOutcome {
 HubExpected<MergeOutcome> merge_refs(git_repository* repo, const std::string& base_ref,
                                      const std::string& head_ref, const std::string& message);
 
-// The files `head_ref` would change in `base_ref` (a three-way merge's conflicts, without
-// writing anything).
+// The files in conflict if `head_ref` were merged into `base_ref` now (merge_refs' rule,
+// without writing anything).
 HubExpected<std::vector<std::string>> merge_conflicts(git_repository* repo,
                                                       const std::string& base_ref,
                                                       const std::string& head_ref);
@@ -40,5 +43,11 @@ HubExpected<std::vector<std::string>> merge_conflicts(git_repository* repo,
 // `max_bytes` with a last line that says so.
 HubExpected<std::string> pull_request_diff(git_repository* repo, const std::string& base_ref,
                                            const std::string& head_ref, std::size_t max_bytes);
+
+// The patch from commit `before` (none: the empty tree) to commit `after`, as
+// pull_request_diff prints it: what a commit page and a pull request page show.
+HubExpected<std::string> commits_diff(git_repository* repo,
+                                      const std::optional<std::string>& before,
+                                      const std::string& after, std::size_t max_bytes);
 
 }  // namespace kernelhub::server

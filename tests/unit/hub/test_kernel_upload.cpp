@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -87,8 +88,33 @@ TEST(KernelUpload, UnchangedComparesGitOidOrLfsSha256) {
 }
 
 TEST(KernelUpload, BatchMessages) {
-  EXPECT_EQ(batch_message(0, 1), "Uploaded using `kernel-builder`.");
-  EXPECT_EQ(batch_message(1, 3), "Uploaded using `kernel-builder` (batch 2/3).");
+  EXPECT_EQ(batch_message("Upload relu version 1: torch-cpu", 0, 1),
+            "Upload relu version 1: torch-cpu");
+  EXPECT_EQ(batch_message("Upload relu", 1, 3), "Upload relu (batch 2/3)");
+}
+
+// Issue 22 §5: the default title says what was uploaded, not which tool did it.
+TEST(KernelUpload, DescribeUploadNamesKernelVersionAndVariants) {
+  const auto described = describe_upload("relu", 1, "v1", {"torch-cpu", "torch29-cxx11-cu128-x86_64-linux"});
+  EXPECT_EQ(described.title, "Upload relu version 1: torch-cpu, torch29-cxx11-cu128-x86_64-linux");
+  EXPECT_EQ(described.card_title, "Update the card of relu (version 1)");
+  EXPECT_EQ(described.description,
+            "2 build variant(s):\n- `torch-cpu`\n- `torch29-cxx11-cu128-x86_64-linux`\n\n"
+            "Uploaded using `kernel-builder`.");
+  EXPECT_EQ(describe_upload("relu", 2, "main", {"torch-cpu"}).title,
+            "Upload relu version 2 to main: torch-cpu");
+  EXPECT_EQ(describe_upload("relu", std::nullopt, "dev", {"torch-cpu"}).title,
+            "Upload relu to dev: torch-cpu");
+}
+
+TEST(KernelUpload, DescribeUploadCountsVariantsThatDoNotFitTheTitle) {
+  std::vector<std::string> many;
+  for (int i = 0; i < 20; ++i) {
+    many.push_back(fmt::format("torch29-cxx11-cu12{}-x86_64-linux", i));
+  }
+  const auto described = describe_upload("relu", 3, "v3", many);
+  EXPECT_EQ(described.title, "Upload relu version 3: 20 variants");
+  EXPECT_NE(described.description.find("- `torch29-cxx11-cu1219-x86_64-linux`"), std::string::npos);
 }
 
 // The whole flow against a scripted server: a new branch, README on main, files on v1.

@@ -33,6 +33,11 @@ struct UploadOptions {
   std::string token;
   bool is_private = false;
   bool create_pr = false;
+  // Empty: the defaults of hub::describe_upload.
+  std::string commit_message;
+  std::string commit_description;
+  std::string pr_title;
+  std::string pr_description;
   bool quiet = false;
   // The interpreter that load-checks variants without a record of their last check (upload
   // only; build-and-upload passes the build's) and --no-check.

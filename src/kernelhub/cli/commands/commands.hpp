@@ -32,6 +32,7 @@ void declare_lock(CLI::App& app, RunState& state);
 void declare_info(CLI::App& app, RunState& state);
 void declare_verify(CLI::App& app, RunState& state);
 void declare_benchmark(CLI::App& app, RunState& state);
+void declare_pr(CLI::App& app, RunState& state);
 void declare_verify_signature(CLI::App& app, RunState& state);
 void declare_fill_card(CLI::App& app, RunState& state);
 void declare_test(CLI::App& app, RunState& state);

@@ -200,6 +200,7 @@ void run_upload(const UploadOptions& options) {
   }
 
   std::set<std::uint64_t> versions;
+  std::set<std::string> kernel_names;
   std::vector<std::string> dirty;
   std::vector<hub::UploadVariant> variants;
   std::map<std::string, std::optional<std::uint64_t>> built_versions;
@@ -210,6 +211,7 @@ void run_upload(const UploadOptions& options) {
     // Unreadable metadata is skipped here, as the reference does; check-builds reports it.
     if (auto metadata = metadata::read_metadata_file(variant_dir / "metadata.json")) {
       versions.insert(metadata->version);
+      kernel_names.insert(metadata->name.str());
       built_versions[name] = metadata->version;
       if (metadata->is_dirty()) {
         dirty.push_back(name);
@@ -248,6 +250,20 @@ void run_upload(const UploadOptions& options) {
   }
   request.visibility = options.is_private ? hub::Visibility::private_repo : hub::Visibility::public_repo;
   request.create_pr = options.create_pr ? hub::CreatePr::yes : hub::CreatePr::no;
+  std::vector<std::string> variant_names;
+  for (const auto& variant : variants) {
+    variant_names.push_back(variant.name);
+  }
+  const auto described = hub::describe_upload(
+      kernel_names.size() == 1 ? *kernel_names.begin() : std::string(repo.id.name()),
+      versions.size() == 1 ? std::optional(*versions.begin()) : std::nullopt, request.branch,
+      variant_names);
+  request.commit_message = options.commit_message.empty() ? described.title : options.commit_message;
+  request.card_message = options.commit_message.empty() ? described.card_title : options.commit_message;
+  request.commit_description =
+      options.commit_description.empty() ? described.description : options.commit_description;
+  request.pr_title = options.pr_title;
+  request.pr_description = options.pr_description;
   if (!options.quiet) {
     request.log = [](const std::string& line) { fmt::print("{}\n", line); };
   }
@@ -330,6 +346,18 @@ void add_upload_options(CLI::App& command, UploadOptions& options, bool with_dir
   command.add_flag("--private", options.is_private, "create the repository as private");
   command.add_flag("--create-pr", options.create_pr,
                    "open a pull request instead of committing to the branch");
+  command.add_option("--commit-message", options.commit_message,
+                     "summary of the commits (default: what is uploaded, e.g. \"Upload relu "
+                     "version 1: torch-cpu\")");
+  command.add_option("--commit-description", options.commit_description,
+                     "description of the commits (default: the variants, one a line)");
+  command.add_option("--pr-title", options.pr_title,
+                     "title of the pull request --create-pr opens (default: the commit "
+                     "message); the card's pull request on main gets it with \" (card)\"")
+      ->needs("--create-pr");
+  command.add_option("--pr-description", options.pr_description,
+                     "description of the pull request (default: the commit description)")
+      ->needs("--create-pr");
   command.add_option("--output-json", options.output_json,
                      "write {status, repo_id, branch, url, pull_requests, commits} to this file");
   command.add_option("--token", options.token, "Hub token (default: HF_TOKEN or the token file)");

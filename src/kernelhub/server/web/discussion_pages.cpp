@@ -8,6 +8,8 @@
 
 #include <kernelhub/server/discussion_store.hpp>
 #include <kernelhub/server/repository_log.hpp>
+#include <kernelhub/server/repository_merge.hpp>
+#include <kernelhub/server/web/diff_view.hpp>
 #include <kernelhub/server/web/file_changes.hpp>
 #include <kernelhub/server/web/html.hpp>
 #include <kernelhub/server/web/markdown.hpp>
@@ -22,6 +24,13 @@ using nlohmann::json;
 // A discussion page shows this many events (comments of up to 64 KiB each, status changes),
 // so its size is bounded however long the discussion grows.
 constexpr std::size_t k_max_events_shown = 200;
+// A page shows this much of a diff at most (the rest is cut with a line that says so).
+constexpr std::size_t k_max_page_diff = std::size_t{512} << 10;
+
+// "v1" for a pull request into refs/heads/v1.
+std::string branch_name(const std::string& ref) {
+  return ref.starts_with("refs/heads/") ? ref.substr(11) : ref;
+}
 
 std::string text_of(const json& object, const char* key) {
   const auto it = object.find(key);
@@ -110,7 +119,7 @@ HubExpected<HttpResponse> discussions_page(handlers::Context& ctx, const RepoVie
   const json all = KH_HUB_TRY(DiscussionStore(ctx.store.directory(view.id)).load());
   std::string body = repo_header(view, "main", Tab::community);
   body += "<table id=\"discussions\"><thead><tr><th>#</th><th>Title</th><th>Kind</th>"
-          "<th>Status</th><th>Opened</th></tr></thead>\n<tbody>\n";
+          "<th>Status</th><th>Target</th><th>Opened</th></tr></thead>\n<tbody>\n";
   std::size_t count = 0;
   const auto list = all.find("discussions");
   if (list != all.end() && list->is_array()) {
@@ -118,12 +127,21 @@ HubExpected<HttpResponse> discussions_page(handlers::Context& ctx, const RepoVie
     for (auto it = list->rbegin(); it != list->rend(); ++it) {
       const json& discussion = *it;
       const long num = discussion.value("num", 0L);
+      const bool is_pr = discussion.value("isPullRequest", false);
+      // A pull request's target branch, linked; a discussion has none.
+      const std::string base = branch_name(text_of(discussion, "base").empty()
+                                               ? std::string("refs/heads/main")
+                                               : text_of(discussion, "base"));
+      const std::string target =
+          is_pr ? fmt::format("<a href=\"{}/tree/{}\"><code>{}</code></a>", escape(view.base),
+                              escape(url_part(base)), escape(base))
+                : std::string("—");
       body += fmt::format(
           "<tr><td class=\"num\">{0}</td><td><a href=\"{1}/discussions/{0}\">{2}</a></td>"
-          "<td>{3}</td><td>{4}</td><td>{5}</td></tr>\n",
+          "<td>{3}</td><td>{4}</td><td class=\"target\">{5}</td><td>{6}</td></tr>\n",
           num, escape(view.base), escape(text_of(discussion, "title")),
-          discussion.value("isPullRequest", false) ? "pull request" : "discussion",
-          status_chip(discussion), escape(text_of(discussion, "createdAt").substr(0, 10)));
+          is_pr ? "pull request" : "discussion", status_chip(discussion), target,
+          escape(text_of(discussion, "createdAt").substr(0, 10)));
       ++count;
     }
   }
@@ -153,9 +171,7 @@ HubExpected<HttpResponse> discussion_page(handlers::Context& ctx, const RepoView
   body += fmt::format("<h2 id=\"discussion-title\">{} <span class=\"muted\">#{}</span> {}</h2>\n",
                       escape(text_of(*discussion, "title")), num, status_chip(*discussion));
   if (is_pr) {
-    std::string base_ref = text_of(*discussion, "base");
-    const std::string base_name =
-        base_ref.starts_with("refs/heads/") ? base_ref.substr(11) : base_ref;
+    const std::string base_name = branch_name(text_of(*discussion, "base"));
     body += fmt::format(
         "<p id=\"pr-refs\">Pull request from <a href=\"{0}/tree/{1}\"><code>{2}</code></a> into "
         "<a href=\"{0}/tree/{3}\"><code>{4}</code></a></p>\n",
@@ -171,6 +187,12 @@ HubExpected<HttpResponse> discussion_page(handlers::Context& ctx, const RepoView
       body += changes ? file_changes_html(view, *changes, head_rev)
                       : fmt::format("<p class=\"muted\">The changes cannot be shown: {}</p>\n",
                                     escape(changes.error().message));
+      if (base) {
+        const auto patch = commits_diff(view.repo.git.get(), *base, *head, k_max_page_diff);
+        body += patch ? diff_html(*patch)
+                      : fmt::format("<p class=\"muted\">The diff cannot be shown: {}</p>\n",
+                                    escape(patch.error().message));
+      }
       if (view.id.type == RepoType::kernel) {
         body += kernel_revision_html(view, *head, head_rev);
       }

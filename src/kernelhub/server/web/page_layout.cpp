@@ -51,6 +51,9 @@ background:var(--panel);color:var(--fg)}
 header.site .account{margin-left:auto}header.site form.signout{margin:0}
 .error{color:var(--accent)}
 figure.chart{margin:.5em 0;overflow-x:auto}
+pre.diff .add{background:rgba(46,160,67,.18)}
+pre.diff .del{background:rgba(248,81,73,.18)}pre.diff .hunk{color:var(--muted)}
+pre.diff .file{font-weight:700}pre.diff .meta{color:var(--muted)}
 )css";
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/repository_log.hpp>
+#include <kernelhub/server/repository_merge.hpp>
+#include <kernelhub/server/web/diff_view.hpp>
 #include <kernelhub/server/web/discussion_pages.hpp>
 #include <kernelhub/server/web/file_changes.hpp>
 #include <kernelhub/server/web/html.hpp>
@@ -22,6 +24,8 @@ using Segments = std::span<const std::string>;
 // Files up to this size are shown inline on their page; larger ones only link to the bytes.
 constexpr std::uint64_t k_max_preview_bytes = std::uint64_t{512} << 10;
 constexpr std::size_t k_commits_per_page = 100;
+// A page shows this much of a diff at most (the rest is cut with a line that says so).
+constexpr std::size_t k_max_page_diff = std::size_t{512} << 10;
 // A folder listing shows this many entries; a folder pushed with more stays browsable through
 // the API's paged tree listing.
 constexpr std::size_t k_max_folder_entries = 1000;
@@ -345,6 +349,10 @@ HubExpected<HttpResponse> commit_page(handlers::Context& ctx, const RepoId& id,
              : std::string(" · the first commit"),
       escape(view.base), at.commit);
   body += file_changes_html(view, changes, at.commit);
+  const auto patch = commits_diff(view.repo.git.get(), parent, at.commit, k_max_page_diff);
+  body += patch ? diff_html(*patch)
+                : fmt::format("<p class=\"muted\">The diff cannot be shown: {}</p>\n",
+                              escape(patch.error().message));
   const std::string title = fmt::format("{} · {} {}", id.id(), at.commit.substr(0, 12),
                                         entry.title);
   return html_response(page_html({title, repo_crumbs(view), body}));
