@@ -55,11 +55,18 @@ for version in "${versions[@]}"; do
     cp scripts/wheel/requirements.txt "$venv/.requirements"
   fi
   tree=$work/$tag
-  cmake -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELHUB_PORTABLE=ON \
+  # A tree configured by another cmake (Debian's, before the venv had one) is configured anew.
+  if [ -f "$tree/CMakeCache.txt" ] &&
+    ! grep -qx "CMAKE_COMMAND:INTERNAL=$venv/bin/cmake" "$tree/CMakeCache.txt"; then
+    rm -rf "$tree/CMakeCache.txt" "$tree/CMakeFiles"
+  fi
+  "$venv/bin/cmake" -S . -B "$tree" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKERNELHUB_PORTABLE=ON \
     -DKERNELHUB_PORTABLE_DEPS="$work/deps" -DKERNELHUB_BUILD_TESTS=OFF -DKERNELHUB_BUILD_TORCH_API=ON \
     -DPython_EXECUTABLE="$venv/bin/python" -DPython3_EXECUTABLE="$venv/bin/python" \
     -Dnanobind_DIR="$("$venv/bin/python" -m nanobind --cmake_dir)" >/dev/null
-  cmake --build "$tree" --target kernel-builder kernelhub _kernelhub kernelhub_torch
+  # The extension's name changes with the build (per-version or abi3): none left from another.
+  rm -f "$tree"/python/kernelhub/_kernelhub*.so
+  "$venv/bin/cmake" --build "$tree" --target kernel-builder kernelhub _kernelhub kernelhub_torch
 
   stage=$work/stage-$tag
   rm -rf "$stage"
@@ -73,7 +80,7 @@ for version in "${versions[@]}"; do
   # The C++ API into the wheel's data scheme, which pip installs under the environment's prefix:
   # CMAKE_PREFIX_PATH=$VIRTUAL_ENV finds lib/cmake/kernelhub. Its library is one file named by
   # its soname (no symbolic link: a wheel holds none).
-  cmake --install "$tree" --component cxx_api --prefix "$data/data" >/dev/null
+  "$venv/bin/cmake" --install "$tree" --component cxx_api --prefix "$data/data" >/dev/null
   api_lib=$(ls "$data/data/lib/libkernelhub.so."*)
   strip --strip-unneeded "$data/scripts/"* "$stage"/kernelhub/_kernelhub*.so "$api_lib"
   "$venv/bin/python" scripts/wheel/write_metadata.py --pyproject python/pyproject.toml \
