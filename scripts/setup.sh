@@ -23,7 +23,7 @@ step() {
 apt_packages=(
   build-essential cmake ninja-build ccache pkg-config git python3-venv
   libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libfmt-dev libexpected-dev
-  libcurl4-openssl-dev libssl-dev libelf-dev libgit2-dev pybind11-dev
+  libcurl4-openssl-dev libssl-dev libelf-dev libgit2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   libboost1.81-dev wrk nginx-light zlib1g-dev
@@ -93,7 +93,7 @@ cmake --build "$build_dir"
 # The programs into .venv/bin; the C++ API (libkernelhub, include/kernelhub/, and the CMake
 # package lib/cmake/kernelhub) into .venv too, so CMAKE_PREFIX_PATH=$PWD/.venv finds it.
 cmake --install "$build_dir" --prefix "$root/.venv" >/dev/null
-# The `kernelhub` Python package (python/: scikit-build-core over Debian's pybind11), rebuilt
+# The `kernelhub` Python package (python/: scikit-build-core over nanobind), rebuilt
 # in its own persistent build folder only when a file it is built from is newer than the stamp.
 py_stamp=.venv/.kernelhub-python-installed
 if [ ! -f "$py_stamp" ] || [ -n "$(find python src/kernelhub data cmake CMakeLists.txt \

@@ -3,8 +3,13 @@
 
 // What the binding files share: raising Python exceptions from Expected values and turning
 // the probe and the device arch into the C++ types.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <string>
 
@@ -17,14 +22,14 @@
 
 namespace kernelhub::python {
 
-namespace py = pybind11;
+namespace nb = nanobind;
 
 // The process's loaded kernels (bindings.cpp): the variants imported so far, by path.
 loader::LoadedKernelRegistry& registry();
 
 [[noreturn]] inline void raise(PyObject* type, const std::string& message) {
   PyErr_SetString(type, message.c_str());
-  throw py::error_already_set();
+  throw nb::python_error();
 }
 
 template <typename T>
@@ -44,32 +49,32 @@ inline variants::SystemInfo system_from_probe(const std::string& probe_json) {
   return host.system;
 }
 
-inline loader::DeviceArch device_from(const py::object& cuda, const py::object& rocm) {
+inline loader::DeviceArch device_from(const nb::object& cuda, const nb::object& rocm) {
   loader::DeviceArch device;
   if (!cuda.is_none()) {
-    const auto pair = cuda.cast<std::pair<int, int>>();
+    const auto pair = nb::cast<std::pair<int, int>>(cuda);
     device.cuda = loader::CudaCapability{pair.first, pair.second};
   }
   if (!rocm.is_none()) {
-    device.rocm = rocm.cast<std::string>();
+    device.rocm = nb::cast<std::string>(rocm);
   }
   return device;
 }
 
 // [(variant name, rejection reason or None)], best first.
-inline py::list trace_list(const variants::Resolution& resolution) {
-  py::list trace;
+inline nb::list trace_list(const variants::Resolution& resolution) {
+  nb::list trace;
   for (const auto& decision : resolution.trace) {
-    trace.append(py::make_tuple(variants::to_string(decision.variant),
-                                decision.rejection ? py::cast(*decision.rejection) : py::none()));
+    trace.append(nb::make_tuple(variants::to_string(decision.variant),
+                                decision.rejection ? nb::cast(*decision.rejection) : nb::none()));
   }
   return trace;
 }
 
-void bind_hub(py::module_& m);
-void bind_lock(py::module_& m);
-void bind_verify(py::module_& m);
-void bind_data(py::module_& m);
-void bind_variants(py::module_& m);
+void bind_hub(nb::module_& m);
+void bind_lock(nb::module_& m);
+void bind_verify(nb::module_& m);
+void bind_data(nb::module_& m);
+void bind_variants(nb::module_& m);
 
 }  // namespace kernelhub::python

@@ -2,9 +2,14 @@
 // `kernelhub._kernelhub`: the loader's C++ core seen from Python. Everything that decides
 // (variant choice, module names, old layouts, python-depends, LOCAL_KERNELS, the registry)
 // lives in kh_loader; Python keeps only what must be Python: the import itself and the modules.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/filesystem.h>
 
 #include <cstdlib>
 #include <memory>
@@ -21,7 +26,7 @@
 
 #include "binding_support.hpp"
 
-namespace py = pybind11;
+namespace nb = nanobind;
 namespace fs = std::filesystem;
 using namespace kernelhub;
 using kernelhub::python::device_from;
@@ -32,16 +37,16 @@ using kernelhub::python::value_or_raise;
 
 namespace {
 
-py::dict module_dict(const loader::KernelModule& module) {
-  py::dict out;
+nb::dict module_dict(const loader::KernelModule& module) {
+  nb::dict out;
   out["variant_path"] = module.variant_path;
   out["module_name"] = module.module_name;
   out["entry_file"] = module.entry_file;
   out["python_name"] = module.python_name;
   out["metadata_json"] =
-      module.metadata ? py::cast(metadata::to_json(*module.metadata)) : py::none();
+      module.metadata ? nb::cast(metadata::to_json(*module.metadata)) : nb::none();
   out["warnings"] = module.warnings;
-  out["dirty_build"] = module.dirty_build ? py::cast(*module.dirty_build) : py::none();
+  out["dirty_build"] = module.dirty_build ? nb::cast(*module.dirty_build) : nb::none();
   return out;
 }
 
@@ -52,7 +57,7 @@ loader::LoadedKernelRegistry& kernelhub::python::registry() {
   return instance;
 }
 
-PYBIND11_MODULE(_kernelhub, m) {
+NB_MODULE(_kernelhub, m) {
   m.doc() = "kernelhub's C++ loader core";
   kernelhub::python::bind_hub(m);
   kernelhub::python::bind_lock(m);
@@ -77,13 +82,13 @@ PYBIND11_MODULE(_kernelhub, m) {
         }
         // kernels_data presents git URLs normalised (scp-style as ssh://); the JSON keeps them
         // as written.
-        auto url = [](const std::optional<types::GitUrl>& value) -> py::object {
-          return value ? py::cast(value->normalized()) : py::none();
+        auto url = [](const std::optional<types::GitUrl>& value) -> nb::object {
+          return value ? nb::cast(value->normalized()) : nb::none();
         };
-        return py::make_tuple(metadata::to_json(*parsed), url(parsed->upstream),
+        return nb::make_tuple(metadata::to_json(*parsed), url(parsed->upstream),
                               url(parsed->source));
       },
-      py::arg("text"), py::arg("file_name") = "metadata.json",
+      nb::arg("text"), nb::arg("file_name") = "metadata.json",
       "Validates metadata.json text as kernels-data does: (the canonical JSON (commits as "
       "\"commit\", kernel-depends always present), normalised upstream, normalised source); "
       "ValueError naming every problem.");
@@ -96,12 +101,12 @@ PYBIND11_MODULE(_kernelhub, m) {
 
   m.def(
       "find_local_variant",
-      [](const fs::path& path, const std::string& probe_json, const py::object& backend,
-         const py::object& cuda, const py::object& rocm) {
+      [](const fs::path& path, const std::string& probe_json, const nb::object& backend,
+         const nb::object& cuda, const nb::object& rocm) {
         auto system = system_from_probe(probe_json);
         std::optional<std::string> requested;
         if (!backend.is_none()) {
-          requested = backend.cast<std::string>();
+          requested = nb::cast<std::string>(backend);
         }
         if (auto applied = variants::apply_backend(system, requested); !applied) {
           python::raise(PyExc_ValueError, applied.error().message);
@@ -109,11 +114,11 @@ PYBIND11_MODULE(_kernelhub, m) {
         const auto match = value_or_raise(
             loader::find_local_variant(path, system, device_from(cuda, rocm)),
             PyExc_FileNotFoundError);
-        return py::make_tuple(match.variant_path, trace_list(match.resolution),
+        return nb::make_tuple(match.variant_path, trace_list(match.resolution),
                               variants::render_trace(match.resolution.trace));
       },
-      py::arg("path"), py::arg("probe_json"), py::arg("backend") = py::none(),
-      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none());
+      nb::arg("path"), nb::arg("probe_json"), nb::arg("backend") = nb::none(),
+      nb::arg("cuda_capability") = nb::none(), nb::arg("rocm_arch") = nb::none());
 
   m.def("resolve_kernel_module", [](const fs::path& variant_path) {
     return module_dict(
@@ -129,7 +134,7 @@ PYBIND11_MODULE(_kernelhub, m) {
           python::raise(PyExc_RuntimeError, checked.error().message);
         }
       },
-      py::arg("variant_path"), py::arg("installed") = std::string(loader::k_compat_version),
+      nb::arg("variant_path"), nb::arg("installed") = std::string(loader::k_compat_version),
       "RuntimeError when the variant's kernels-minver is newer than compat_version.");
   m.attr("compat_version") = std::string(loader::k_compat_version);
 
@@ -151,15 +156,15 @@ PYBIND11_MODULE(_kernelhub, m) {
   // realpath(3) for the loader's finder: os.path.realpath is Python code that lstat()s each
   // component in turn (about 50-100 us for a cache path; this is about 14). None when the path
   // cannot be resolved (the caller falls back to os.path.realpath).
-  m.def("real_path", [](const std::string& path) -> py::object {
+  m.def("real_path", [](const std::string& path) -> nb::object {
     const std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr),
                                                              &std::free);
-    return resolved ? py::cast(std::string(resolved.get())) : py::none();
+    return resolved ? nb::cast(std::string(resolved.get())) : nb::none();
   });
 
-  m.def("registry_find", [](const fs::path& variant_path) -> py::object {
+  m.def("registry_find", [](const fs::path& variant_path) -> nb::object {
     const auto found = registry().find(variant_path);
-    return found ? py::cast(found->module.variant_path) : py::none();
+    return found ? nb::cast(found->module.variant_path) : nb::none();
   });
 
   m.def("registry_add", [](const fs::path& variant_path, const std::optional<std::string>& repo_id,
@@ -178,13 +183,13 @@ PYBIND11_MODULE(_kernelhub, m) {
   });
 
   m.def("registry_list", []() {
-    py::list out;
+    nb::list out;
     for (const auto& kernel : registry().list()) {
-      py::dict entry = module_dict(kernel.module);
+      nb::dict entry = module_dict(kernel.module);
       if (kernel.repo_info) {
-        entry["repo_info"] = py::make_tuple(kernel.repo_info->repo_id, kernel.repo_info->revision);
+        entry["repo_info"] = nb::make_tuple(kernel.repo_info->repo_id, kernel.repo_info->revision);
       } else {
-        entry["repo_info"] = py::none();
+        entry["repo_info"] = nb::none();
       }
       out.append(entry);
     }

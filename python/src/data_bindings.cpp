@@ -3,9 +3,14 @@
 // versions, kernel names, backends, git object ids, variant digests, build.toml and
 // kernels.lock, each parsed and checked by the same C++ the loader and the builder use. The
 // Python module only wraps the results in the reference's classes.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/filesystem.h>
 
 #include <filesystem>
 #include <map>
@@ -62,13 +67,13 @@ std::string diagnostics_text(const util::DiagnosticCollector& sink) {
 
 }  // namespace
 
-void bind_data(py::module_& m) {
+void bind_data(nb::module_& m) {
   m.def(
       "data_version",
       [](const std::string& text) {
         return value_or_raise(types::Version::parse(text), PyExc_ValueError).components();
       },
-      py::arg("text"),
+      nb::arg("text"),
       "A dotted numeric version's components, trailing zeros dropped (the value versions "
       "compare by); ValueError for an empty or non-numeric version.");
 
@@ -77,7 +82,7 @@ void bind_data(py::module_& m) {
       [](const std::string& text) {
         return value_or_raise(types::KernelName::parse(text), PyExc_ValueError).str();
       },
-      py::arg("text"), "A kernel name checked against ^[a-z][-a-z0-9]*[a-z0-9]$ (ValueError).");
+      nb::arg("text"), "A kernel name checked against ^[a-z][-a-z0-9]*[a-z0-9]$ (ValueError).");
 
   m.def(
       "data_backend",
@@ -85,14 +90,14 @@ void bind_data(py::module_& m) {
         return std::string(
             types::to_string(value_or_raise(types::parse_backend(text), PyExc_ValueError)));
       },
-      py::arg("text"), "A backend name, case-insensitive, as its kebab-case name (ValueError).");
+      nb::arg("text"), "A backend name, case-insensitive, as its kebab-case name (ValueError).");
 
   m.def(
       "data_git_oid",
       [](const std::string& text) {
         return value_or_raise(types::GitOid::parse(text), PyExc_ValueError).str();
       },
-      py::arg("text"), "A full git object id (40 or 64 hex digits), lowercase (ValueError).");
+      nb::arg("text"), "A full git object id (40 or 64 hex digits), lowercase (ValueError).");
 
   m.def(
       "data_hash_variant",
@@ -100,7 +105,7 @@ void bind_data(py::module_& m) {
         const auto chosen = algorithm_from(algorithm);
         util::Expected<metadata::Digest> digest;
         {
-          py::gil_scoped_release release;
+          nb::gil_scoped_release release;
           digest = metadata::hash_variant(chosen, variant_path);
         }
         if (!digest) {
@@ -109,7 +114,7 @@ void bind_data(py::module_& m) {
         }
         return digest->files;
       },
-      py::arg("algorithm"), py::arg("variant_path"),
+      nb::arg("algorithm"), nb::arg("variant_path"),
       "{relative path: base64 hash} of every file of a variant, as kernel-builder hashes it "
       "(OSError when a file cannot be read).");
 
@@ -133,7 +138,7 @@ void bind_data(py::module_& m) {
           out.emplace_back(kind, violation.path, violation.expected, violation.got,
                            violation.to_string());
         }
-        return py::make_tuple(out, violations.empty() ? std::string()
+        return nb::make_tuple(out, violations.empty() ? std::string()
                                                       : metadata::describe(violations));
       },
       "([(kind, path, expected, got, text)], message): how `actual` deviates from `expected`; "
@@ -170,24 +175,24 @@ void bind_data(py::module_& m) {
         }
         const auto& general = loaded->config.general;
         std::vector<std::string> backends;
-        py::dict per_backend;
+        nb::dict per_backend;
         for (const auto backend : general.backends) {
           backends.emplace_back(types::to_string(backend));
         }
         for (const auto backend : types::k_all_backends) {
           const auto& table = general.backend_table(backend);
           if (table) {
-            per_backend[py::str(std::string(types::to_string(backend)))] =
+            per_backend[nb::cast(std::string(types::to_string(backend)))] =
                 dependency_tuples(table->kernel_depends);
           }
         }
-        py::dict out;
+        nb::dict out;
         out["backends"] = backends;
         out["kernel_depends"] = dependency_tuples(general.kernel_depends);
         out["backend_kernel_depends"] = per_backend;
         return out;
       },
-      py::arg("kernel_dir"),
+      nb::arg("kernel_dir"),
       "build.toml of `kernel_dir` (any edition): {backends, kernel_depends, "
       "backend_kernel_depends: {backend: [...]}} with dependencies as (repo_id, version, "
       "revision); ValueError naming every problem.");
@@ -207,7 +212,7 @@ void bind_data(py::module_& m) {
         }
         return loader::render_kernel_lock(lock);
       },
-      py::arg("entries"),
+      nb::arg("entries"),
       "kernels.lock text (the dependency format, sorted as kernels_data sorts it) of "
       "[(repo_id, version, revision, commit)].");
 }

@@ -3,9 +3,14 @@
 // has_hub_kernel ((bool, warnings)) over
 // kh_loader's hub_kernel. The environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, the caches)
 // is read on every call, as the reference reads HF_HUB_OFFLINE at call time.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/filesystem.h>
 
 #include <kernelhub/loader/hub_kernel.hpp>
 #include <kernelhub/variants/system_detect.hpp>
@@ -24,7 +29,7 @@ struct HubCall {
 HubCall make_call(const std::string& repo_id, const std::optional<unsigned>& version,
                   const std::optional<std::string>& revision, const std::optional<std::string>& backend,
                   bool local_files_only, bool check_trust, const std::string& probe_json,
-                  const py::object& cuda, const py::object& rocm, const std::string& user_agent) {
+                  const nb::object& cuda, const nb::object& rocm, const std::string& user_agent) {
   HubCall call{loader::HubLoadContext::from_environment(system_from_probe(probe_json),
                                                         device_from(cuda, rocm)),
                {}};
@@ -69,12 +74,12 @@ T load_or_raise(loader::LoadResult<T> result) {
 // The Hub calls run without the GIL: downloads may take long and other threads keep going.
 template <typename F>
 auto without_gil(F&& work) {
-  py::gil_scoped_release release;
+  nb::gil_scoped_release release;
   return work();
 }
 
-py::dict kernel_dict(const loader::HubKernel& kernel) {
-  py::dict out;
+nb::dict kernel_dict(const loader::HubKernel& kernel) {
+  nb::dict out;
   out["variant_path"] = kernel.variant_path;
   out["repo_id"] = kernel.repo_id;
   out["revision"] = kernel.revision;
@@ -88,7 +93,7 @@ py::dict kernel_dict(const loader::HubKernel& kernel) {
 // The three Hub calls take the same keyword arguments and differ only in the core function
 // and in how its result becomes a Python value.
 template <typename T, typename Convert>
-void def_hub_call(py::module_& m, const char* name,
+void def_hub_call(nb::module_& m, const char* name,
                   loader::LoadResult<T> (*core)(const loader::HubLoadContext&,
                                                 const loader::HubKernelRequest&),
                   Convert convert) {
@@ -97,35 +102,35 @@ void def_hub_call(py::module_& m, const char* name,
       [core, convert](const std::string& repo_id, std::optional<unsigned> version,
                       std::optional<std::string> revision, std::optional<std::string> backend,
                       bool local_files_only, bool check_trust, const std::string& probe_json,
-                      const py::object& cuda, const py::object& rocm,
+                      const nb::object& cuda, const nb::object& rocm,
                       const std::string& user_agent) {
         auto call = make_call(repo_id, version, revision, backend, local_files_only, check_trust,
                               probe_json, cuda, rocm, user_agent);
         auto result = without_gil([&] { return core(call.context, call.request); });
         return convert(load_or_raise(std::move(result)));
       },
-      py::arg("repo_id"), py::kw_only(), py::arg("version") = py::none(),
-      py::arg("revision") = py::none(), py::arg("backend") = py::none(),
-      py::arg("local_files_only") = false, py::arg("check_trust") = false, py::arg("probe_json"),
-      py::arg("cuda_capability") = py::none(), py::arg("rocm_arch") = py::none(),
-      py::arg("user_agent") = "");
+      nb::arg("repo_id"), nb::kw_only(), nb::arg("version") = nb::none(),
+      nb::arg("revision") = nb::none(), nb::arg("backend") = nb::none(),
+      nb::arg("local_files_only") = false, nb::arg("check_trust") = false, nb::arg("probe_json"),
+      nb::arg("cuda_capability") = nb::none(), nb::arg("rocm_arch") = nb::none(),
+      nb::arg("user_agent") = "");
 }
 
 }  // namespace
 
-void bind_hub(py::module_& m) {
+void bind_hub(nb::module_& m) {
   def_hub_call(m, "install_hub_kernel", &loader::install_hub_kernel, &kernel_dict);
   def_hub_call(m, "hub_kernel_variants", &loader::hub_kernel_variants,
                [](const loader::HubVariants& found) {
-                 return py::make_tuple(trace_list(found.resolution), found.warnings);
+                 return nb::make_tuple(trace_list(found.resolution), found.warnings);
                });
   def_hub_call(m, "has_hub_kernel", &loader::has_hub_kernel,
                [](const loader::HubAvailability& found) {
-                 return py::make_tuple(found.available, found.warnings);
+                 return nb::make_tuple(found.available, found.warnings);
                });
   def_hub_call(m, "resolve_hub_revision", &loader::resolve_hub_revision,
                [](const loader::HubRevision& found) {
-                 return py::make_tuple(found.revision, found.warnings);
+                 return nb::make_tuple(found.revision, found.warnings);
                });
 }
 

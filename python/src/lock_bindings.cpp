@@ -4,8 +4,13 @@
 // (loader/kernel_lock.hpp), with the reference's error when the kernel is not locked.
 #include <string>
 
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <kernelhub/loader/kernel_lock.hpp>
 
@@ -30,7 +35,7 @@ loader::KernelLockFile parse_lock(const std::string& text, const std::string& fi
 
 }  // namespace
 
-void bind_lock(py::module_& m) {
+void bind_lock(nb::module_& m) {
   m.def(
       "locked_revision",
       [](const std::string& repo_id, const std::string& text, const std::string& file_name) {
@@ -43,30 +48,30 @@ void bind_lock(py::module_& m) {
         }
         return entry->commit;
       },
-      py::arg("repo_id"), py::arg("text"), py::arg("file_name") = "kernels.lock",
+      nb::arg("repo_id"), nb::arg("text"), nb::arg("file_name") = "kernels.lock",
       "The commit `repo_id` is locked to in the kernels.lock text (either format); ValueError "
       "for a malformed lock or a kernel it does not lock.");
   m.def(
       "read_kernel_lock",
       [](const std::string& text, const std::string& file_name) {
         const auto lock = parse_lock(text, file_name);
-        py::list out;
+        nb::list out;
         for (const auto& entry : lock.entries) {
-          py::dict item;
+          nb::dict item;
           item["repo_id"] = entry.repo_id;
-          item["version"] = entry.version ? py::cast(*entry.version) : py::none();
-          item["revision"] = entry.revision ? py::cast(*entry.revision) : py::none();
+          item["version"] = entry.version ? nb::cast(*entry.version) : nb::none();
+          item["revision"] = entry.revision ? nb::cast(*entry.revision) : nb::none();
           item["commit"] = entry.commit;
-          py::dict variants;
+          nb::dict variants;
           for (const auto& [name, variant] : entry.variants) {
-            variants[py::str(name)] = variant.hash;
+            variants[nb::cast(name)] = variant.hash;
           }
           item["variants"] = variants;
           out.append(item);
         }
         return out;
       },
-      py::arg("text"), py::arg("file_name") = "kernels.lock",
+      nb::arg("text"), nb::arg("file_name") = "kernels.lock",
       "Every entry of a kernels.lock text as dicts: repo_id, version, revision, commit, variants.");
 }
 

@@ -3,8 +3,13 @@
 // parser and the acceptance and preference rules of kh_variants, as the loader uses them.
 // `kernelhub.get_kernel_variants` answers for this machine; these answer for a machine given
 // field by field (the reference's `parse_variant` and `_resolve_variant_for_system`).
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <optional>
 #include <string>
@@ -24,11 +29,11 @@ namespace kernelhub::python {
 
 namespace {
 
-std::optional<variants::ReleaseVersion> release(const py::object& value) {
+std::optional<variants::ReleaseVersion> release(const nb::object& value) {
   if (value.is_none()) {
     return std::nullopt;
   }
-  return value_or_raise(variants::ReleaseVersion::parse(py::str(value).cast<std::string>()),
+  return value_or_raise(variants::ReleaseVersion::parse(nb::cast<std::string>(nb::str(value))),
                         PyExc_ValueError);
 }
 
@@ -60,13 +65,13 @@ const char* abi_name(variants::AbiTag tag) {
 
 }  // namespace
 
-void bind_variants(py::module_& m) {
+void bind_variants(nb::module_& m) {
   m.def(
       "parse_variant",
       [](const std::string& name) {
         const auto variant =
             value_or_raise(variants::parse_variant(name), PyExc_ValueError);
-        py::dict out;
+        nb::dict out;
         out["name"] = variants::to_string(variant);
         out["framework"] = framework_name(variant.framework);
         out["framework_version"] = variant.framework_version.to_string();
@@ -80,16 +85,16 @@ void bind_variants(py::module_& m) {
         out["os"] = variant.os;
         return out;
       },
-      py::arg("name"),
+      nb::arg("name"),
       "A variant name's parts: {name (canonical), framework, framework_version, abi, arch, "
       "backend, backend_version, cpu, os}; ValueError for a name the loader does not accept.");
 
   m.def(
       "resolve_variants",
       [](const std::vector<std::string>& names, const std::string& backend,
-         const py::object& backend_version, const std::string& cpu, const std::string& os,
-         const py::object& torch_version, const py::object& cxx11_abi,
-         const py::object& tvm_ffi_version, const py::object& macos_version, bool free_threaded) {
+         const nb::object& backend_version, const std::string& cpu, const std::string& os,
+         const nb::object& torch_version, const nb::object& cxx11_abi,
+         const nb::object& tvm_ffi_version, const nb::object& macos_version, bool free_threaded) {
         variants::SystemInfo system;
         system.backend.kind = value_or_raise(types::parse_backend(backend), PyExc_ValueError);
         if (auto version = release(backend_version)) {
@@ -99,32 +104,32 @@ void bind_variants(py::module_& m) {
         system.os = os;
         system.torch_version = release(torch_version);
         system.cxx11_abi =
-            cxx11_abi.is_none() ? std::nullopt : std::optional<bool>(cxx11_abi.cast<bool>());
+            cxx11_abi.is_none() ? std::nullopt : std::optional<bool>(nb::cast<bool>(cxx11_abi));
         system.tvm_ffi_version = release(tvm_ffi_version);
         system.macos_version = release(macos_version);
         system.free_threaded = free_threaded;
         const auto resolution = variants::resolve_variant_names(system, names);
-        return py::make_tuple(trace_list(resolution), variants::render_trace(resolution.trace),
-                              resolution.warning ? py::cast(*resolution.warning) : py::none());
+        return nb::make_tuple(trace_list(resolution), variants::render_trace(resolution.trace),
+                              resolution.warning ? nb::cast(*resolution.warning) : nb::none());
       },
-      py::arg("names"), py::arg("backend"), py::arg("backend_version") = py::none(),
-      py::arg("cpu") = "x86_64", py::arg("os") = "linux", py::arg("torch_version") = py::none(),
-      py::arg("cxx11_abi") = py::none(), py::arg("tvm_ffi_version") = py::none(),
-      py::arg("macos_version") = py::none(), py::arg("free_threaded") = false,
+      nb::arg("names"), nb::arg("backend"), nb::arg("backend_version") = nb::none(),
+      nb::arg("cpu") = "x86_64", nb::arg("os") = "linux", nb::arg("torch_version") = nb::none(),
+      nb::arg("cxx11_abi") = nb::none(), nb::arg("tvm_ffi_version") = nb::none(),
+      nb::arg("macos_version") = nb::none(), nb::arg("free_threaded") = false,
       "The loader's decision for each name on the described machine, best first: "
       "([(name, rejection or None)], the trace as text, the free-threading warning or None).");
 
   m.def(
       "arch_mismatch",
       [](const std::string& backend, const std::optional<std::vector<std::string>>& archs,
-         const py::object& cuda, const py::object& rocm) -> std::optional<std::string> {
+         const nb::object& cuda, const nb::object& rocm) -> std::optional<std::string> {
         metadata::Metadata metadata;
         metadata.backend.type = value_or_raise(types::parse_backend(backend), PyExc_ValueError);
         metadata.backend.archs = archs;
         return loader::arch_mismatch(metadata, device_from(cuda, rocm));
       },
-      py::arg("backend"), py::arg("archs"), py::arg("cuda_capability") = py::none(),
-      py::arg("rocm_arch") = py::none(),
+      nb::arg("backend"), nb::arg("archs"), nb::arg("cuda_capability") = nb::none(),
+      nb::arg("rocm_arch") = nb::none(),
       "Why a build of `backend` for `archs` cannot run on the given GPU (a (major, minor) CUDA "
       "capability or a ROCm gfx arch), or None when it can or when that cannot be told.");
 
@@ -135,9 +140,9 @@ void bind_variants(py::module_& m) {
         if (!redirect) {
           raise(PyExc_ValueError, redirect.error().message);
         }
-        return py::make_tuple("redirect", redirect->destination, redirect->revision);
+        return nb::make_tuple("redirect", redirect->destination, redirect->revision);
       },
-      py::arg("text"),
+      nb::arg("text"),
       "kernel-status.toml as the loader reads it: (kind, destination, revision); ValueError "
       "as the reference raises it.");
 }

@@ -2,9 +2,14 @@
 // Sigstore verification for Python (issue 14): the native verify_variant behind
 // `kernelhub.verify`, and the loader's require_signature check that runs before an import.
 // Nothing here needs the `sigstore` package or the network.
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-#include <pybind11/stl/filesystem.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/filesystem.h>
 
 #include <kernelhub/loader/signature_requirement.hpp>
 #include <kernelhub/loader/variant_verify.hpp>
@@ -18,13 +23,13 @@ namespace kernelhub::python {
 
 namespace fs = std::filesystem;
 
-void bind_verify(py::module_& m) {
+void bind_verify(nb::module_& m) {
   m.def(
       "verify_signed_variant",
       [](const fs::path& variant_path,
          const std::optional<std::vector<std::pair<std::string, std::vector<std::string>>>>&
              policies,
-         const std::optional<fs::path>& trusted_root, const py::object& identity_check) {
+         const std::optional<fs::path>& trusted_root, const nb::object& identity_check) {
         std::vector<verify::GitHubWorkflowPolicy> chosen;
         if (policies) {
           for (const auto& [repo_id, signers] : *policies) {
@@ -41,24 +46,24 @@ void bind_verify(py::module_& m) {
         // The caller's policies, in Python: called with the leaf's DER at the policy step, it
         // answers None or the reason. Anything it raises (as a sigstore policy may) stops the
         // check and is raised again here, once the core has returned.
-        std::optional<py::error_already_set> raised;
+        std::optional<nb::python_error> raised;
         const verify::IdentityCheck python_identity = [&](X509* leaf) -> util::Expected<void> {
           const std::string der = verify::certificate_der(leaf);
-          py::gil_scoped_acquire gil;
+          nb::gil_scoped_acquire gil;
           try {
-            const py::object problem = identity_check(py::bytes(der));
+            const nb::object problem = identity_check(nb::bytes(der.data(), der.size()));
             if (problem.is_none()) {
               return {};
             }
-            return util::fail(problem.cast<std::string>());
-          } catch (py::error_already_set& error) {
-            raised = std::move(error);
+            return util::fail(nb::cast<std::string>(problem));
+          } catch (nb::python_error& error) {
+            raised.emplace(std::move(error));
             return util::fail("the identity policy raised an exception");
           }
         };
         verify::SignatureCheck check;
         {
-          py::gil_scoped_release release;
+          nb::gil_scoped_release release;
           check = identity_check.is_none()
                       ? verify::verify_signed_variant(variant_path, chosen, root)
                       : verify::verify_signed_variant(variant_path, python_identity, root);
@@ -66,17 +71,17 @@ void bind_verify(py::module_& m) {
         if (raised) {
           throw std::move(*raised);
         }
-        py::list violations;
+        nb::list violations;
         for (const auto& violation : check.violations) {
-          violations.append(py::make_tuple(std::string(loader::violation_kind_name(violation.kind)),
+          violations.append(nb::make_tuple(std::string(loader::violation_kind_name(violation.kind)),
                                            violation.path, violation.expected, violation.got,
                                            violation.to_string()));
         }
-        return py::make_tuple(std::string(verify::kind_name(check.status)), check.reason,
+        return nb::make_tuple(std::string(verify::kind_name(check.status)), check.reason,
                               violations);
       },
-      py::arg("variant_path"), py::arg("policies") = py::none(),
-      py::arg("trusted_root") = py::none(), py::arg("identity_check") = py::none(),
+      nb::arg("variant_path"), nb::arg("policies") = nb::none(),
+      nb::arg("trusted_root") = nb::none(), nb::arg("identity_check") = nb::none(),
       "kernels.verify.verify_variant natively: (kind, reason, [(violation kind, path, "
       "expected, got, text)]). policies: [(repo_id, [signer URIs])], None for kernels' "
       "DEFAULT_POLICIES (an empty list accepts nothing); trusted_root: a trusted_root.json "
@@ -86,14 +91,14 @@ void bind_verify(py::module_& m) {
 
   m.def(
       "check_workflow_policy",
-      [](const py::bytes& der, const std::string& repo_id,
+      [](const nb::bytes& der, const std::string& repo_id,
          const std::vector<std::string>& signer_uris) -> std::optional<std::string> {
-        const auto leaf = value_or_raise(verify::parse_certificate_der(std::string(der)),
+        const auto leaf = value_or_raise(verify::parse_certificate_der(std::string(der.c_str(), der.size())),
                                          PyExc_ValueError);
         const auto checked = verify::check_policy(leaf.get(), {repo_id, signer_uris});
         return checked ? std::nullopt : std::optional<std::string>(checked.error().message);
       },
-      py::arg("certificate_der"), py::arg("repo_id"), py::arg("signer_uris"),
+      nb::arg("certificate_der"), nb::arg("repo_id"), nb::arg("signer_uris"),
       "GitHubWorkflowPolicy's check of one certificate (DER): None, or why it fails.");
 
   m.def(
@@ -101,7 +106,7 @@ void bind_verify(py::module_& m) {
       [](const std::optional<bool>& requested) {
         return value_or_raise(loader::signature_required(requested), PyExc_ValueError);
       },
-      py::arg("requested") = py::none(),
+      nb::arg("requested") = nb::none(),
       "get_kernel's require_signature: the argument when given, else KERNELHUB_REQUIRE_SIGNATURE "
       "(ValueError for a value that is not a boolean).");
 
@@ -110,7 +115,7 @@ void bind_verify(py::module_& m) {
       [](const fs::path& variant_path, const std::vector<fs::path>& trusted_keys) {
         util::Expected<void> verified;
         {
-          py::gil_scoped_release release;
+          nb::gil_scoped_release release;
           loader::KeyOptions keys;
           keys.files = trusted_keys;
           keys.hub = loader::HubKeySource::from_environment();
@@ -120,7 +125,7 @@ void bind_verify(py::module_& m) {
           raise(PyExc_ImportError, verified.error().message);
         }
       },
-      py::arg("variant_path"), py::arg("trusted_keys") = std::vector<fs::path>{},
+      nb::arg("variant_path"), nb::arg("trusted_keys") = std::vector<fs::path>{},
       "Raises ImportError unless the variant is signed by a kernels-community build workflow, "
       "or with a trusted key (trusted_keys: PEM files; empty: KERNELHUB_TRUSTED_KEYS, else the "
       "hub's published keys), and matches its digest; call it before importing anything from "
