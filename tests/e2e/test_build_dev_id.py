@@ -10,10 +10,11 @@ they build), never from how long the build took.
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, run
 
 PYTHON = VENV_BIN / "python"
 
@@ -123,3 +124,48 @@ def test_a_copied_kernel_folder_builds_and_loads_beside_the_original(kernel_buil
     assert loaded.returncode == 0, loaded.stderr
     names = loaded.stdout.split()
     assert names == [kernel_id(kernel), kernel_id(copy)], loaded.stdout
+
+
+def tvm_ffi_objects(kernel):
+    """Object path (relative to the cpu variant's build tree) -> mtime_ns."""
+    trees = list((kernel / "build" / ".kernelhub").glob("tvm-ffi*-cpu-*/cmake"))
+    assert len(trees) == 1, trees
+    return {str(path.relative_to(trees[0])): path.stat().st_mtime_ns
+            for path in trees[0].rglob("*.o")}
+
+
+def tvm_ffi_id(kernel):
+    variant = next((kernel / "build").glob("tvm-ffi*-cpu-*"))
+    return json.loads((variant / "metadata.json").read_text())["id"]
+
+
+def test_a_tvm_ffi_kernel_recompiles_only_the_source_that_names_its_id(kernel_builder,
+                                                                        tmp_path):
+    probe = subprocess.run([PYTHON, "-c", "import tvm_ffi"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("apache-tvm-ffi is not installed in the venv")
+    kernel = tmp_path / "relu-tvm-ffi"
+    shutil.copytree(REPO_ROOT / "examples" / "relu-tvm-ffi", kernel,
+                    ignore=shutil.ignore_patterns("build"))
+    # The binding says TVM_FFI_EXTENSION_NAME, as reference kernels may; relu_cpu.cpp does not.
+    binding = kernel / "tvm-ffi-ext" / "tvm_ffi_binding.cpp"
+    binding.write_text(binding.read_text() + (
+        "\n#define RELU_STRINGIFY2(x) #x\n#define RELU_STRINGIFY(x) RELU_STRINGIFY2(x)\n"
+        "extern \"C\" const char* relu_extension_name() {\n"
+        "  return RELU_STRINGIFY(TVM_FFI_EXTENSION_NAME);\n}\n"))
+    subprocess.run(["git", "init", "-q"], cwd=kernel, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=kernel, check=True)
+    argv = [kernel_builder, "build", kernel, "--python", PYTHON, "--variant", "cpu"]
+    result = run(argv)
+    assert result.returncode == 0, result.stderr
+    first_id = tvm_ffi_id(kernel)
+    before = tvm_ffi_objects(kernel)
+
+    # The first commit gives the build a new id: only the binding, which embeds it, recompiles.
+    commit(kernel)
+    result = run(argv)
+    assert result.returncode == 0, result.stderr
+    assert tvm_ffi_id(kernel) != first_id
+    after = tvm_ffi_objects(kernel)
+    assert sorted(after) == sorted(before), "object paths must not change with the id"
+    assert [Path(name).name for name in changed(before, after)] == ["tvm_ffi_binding.cpp.o"]

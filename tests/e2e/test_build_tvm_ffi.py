@@ -210,7 +210,8 @@ def test_create_project_writes_the_tvm_ffi_project(kernel_builder, tmp_path):
     assert {"CMakeLists.txt", "tvm-ffi-ext/relu_tvm_ffi/_ops.py"} <= set(files)
     cmake = (tmp_path / "project" / "CMakeLists.txt").read_text()
     assert 'set(OPS_NAME "_relu_tvm_ffi_cpu_abc1234")' in cmake
-    assert "tvm_ffi_configure_target(${OPS_NAME}" in cmake
+    assert "tvm_ffi_configure_target(kernelhub_tvm_ffi" in cmake
+    assert 'OUTPUT_NAME "${OPS_NAME}"' in cmake
 
 
 @pytest.mark.slow

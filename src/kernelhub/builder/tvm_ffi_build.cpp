@@ -12,6 +12,7 @@
 #include <kernelhub/builder/variant_assembly.hpp>
 #include <kernelhub/builder/variant_metadata.hpp>
 #include <kernelhub/metadata/kernel_id.hpp>
+#include <kernelhub/util/file_io.hpp>
 
 namespace kernelhub::builder {
 
@@ -62,8 +63,13 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
       KH_TRY(metadata::checked_kernel_id(config.general.name, planned.backend, inputs.unique_id));
   const auto work = inputs.kernel_dir / "build" / ".kernelhub" / planned.name;
   const auto options = planned.cuda ? std::optional(cuda_options(*planned.cuda)) : std::nullopt;
+  const codegen::SourceReader read_source = [](const fs::path& path) -> std::optional<std::string> {
+    auto text = util::read_file(path);
+    return text ? std::optional<std::string>(std::move(*text)) : std::nullopt;
+  };
   const auto project = KH_TRY(tvm_ffi_project(config, inputs.kernel_dir, inputs.unique_id,
-                                              planned.backend, options ? &*options : nullptr));
+                                              planned.backend, options ? &*options : nullptr,
+                                              read_source));
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();

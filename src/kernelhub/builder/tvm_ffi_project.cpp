@@ -104,7 +104,8 @@ util::Expected<codegen::FileSet> tvm_ffi_project(const config::BuildConfig& conf
                                                  const fs::path& kernel_dir,
                                                  std::string_view unique_id,
                                                  types::Backend backend,
-                                                 const codegen::CudaProjectOptions* cuda) {
+                                                 const codegen::CudaProjectOptions* cuda,
+                                                 const codegen::SourceReader& read_source) {
   const auto* tvm_ffi = std::get_if<config::TvmFfi>(&config.framework);
   if (tvm_ffi == nullptr) {
     return util::fail("a tvm-ffi project needs a [tvm-ffi] kernel");
@@ -127,6 +128,17 @@ util::Expected<codegen::FileSet> tvm_ffi_project(const config::BuildConfig& conf
       cmake_list(tvm_ffi->cxx_flags.value_or(std::vector<std::string>{}));
   context["cuda"] = backend == types::Backend::cuda;
   context["kernels"] = kernel_entries(config, kernel_dir, backend, cuda);
+  // The id reaches only the sources that say TVM_FFI_EXTENSION_NAME (as the reference, which
+  // defines it for every source, gives it to them), so a new id recompiles those alone.
+  std::vector<std::string> listed = tvm_ffi->src;
+  for (const auto& kernel : config.kernels) {
+    if (kernel.backend == backend) {
+      listed.insert(listed.end(), kernel.src.begin(), kernel.src.end());
+    }
+  }
+  context["namespace_sources"] = quoted_paths(
+      kernel_dir, codegen::sources_naming("TVM_FFI_EXTENSION_NAME", listed, kernel_dir,
+                                          read_source));
 
   codegen::FileSet files;
   KH_STEP(files.add("CMakeLists.txt", KH_TRY(render("tvm_ffi/CMakeLists.txt", context))));

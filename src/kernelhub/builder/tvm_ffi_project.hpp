@@ -12,8 +12,10 @@
 
 // The build project of one backend of a [tvm-ffi] kernel (builder.md §5, TVM-FFI row),
 // rendered from templates/project/tvm_ffi/: a CMake project building the shared library
-// `<id>.so` (no "lib" prefix, -DTVM_FFI_EXTENSION_NAME=<id>, linked through
-// tvm_ffi_configure_target) from the [tvm-ffi] sources and the backend's [kernel.*] sources,
+// `<id>.so` (no "lib" prefix, TVM_FFI_EXTENSION_NAME=<id> defined for the sources whose text
+// (as `read_source` gives it) says it, all of them without a reader; linked through
+// tvm_ffi_configure_target; its CMake target's name has no id in it, so a new id relinks and
+// recompiles only those sources) from the [tvm-ffi] sources and the backend's [kernel.*] sources,
 // and tvm-ffi-ext/<python name>/_ops.py, which opens that library with tvm_ffi.load_module.
 namespace kernelhub::builder {
 
@@ -24,6 +26,7 @@ util::Expected<codegen::FileSet> tvm_ffi_project(const config::BuildConfig& conf
                                                  const std::filesystem::path& kernel_dir,
                                                  std::string_view unique_id,
                                                  types::Backend backend,
-                                                 const codegen::CudaProjectOptions* cuda = nullptr);
+                                                 const codegen::CudaProjectOptions* cuda = nullptr,
+                                                 const codegen::SourceReader& read_source = {});
 
 }  // namespace kernelhub::builder

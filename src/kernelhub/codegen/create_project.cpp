@@ -97,35 +97,6 @@ bool is_compiled_source(const std::string& relative) {
   return std::find(k_extensions.begin(), k_extensions.end(), extension) != k_extensions.end();
 }
 
-// The compiled sources that get the ops-name header with -include: those whose text says
-// TORCH_EXTENSION_NAME (unreadable ones included); every compiled source when a header does,
-// or when there is no reader.
-std::vector<std::string> namespace_sources(const std::vector<std::string>& listed,
-                                           const fs::path& kernel_dir,
-                                           const SourceReader& read_source) {
-  std::vector<std::string> compiled;
-  std::vector<std::string> mentioning;
-  bool everything = !read_source;
-  for (const auto& relative : listed) {
-    const bool tu = is_compiled_source(relative);
-    if (tu) {
-      compiled.push_back(relative);
-    }
-    if (everything) {
-      continue;
-    }
-    const auto text = read_source((kernel_dir / relative).lexically_normal());
-    if (text && text->find("TORCH_EXTENSION_NAME") == std::string::npos) {
-      continue;
-    }
-    if (tu) {
-      mentioning.push_back(relative);
-    } else {
-      everything = true;
-    }
-  }
-  return everything ? compiled : mentioning;
-}
 
 util::Expected<FileSet> torch_project(const config::BuildConfig& config,
                                       const config::Torch& torch, const fs::path& kernel_dir,
@@ -182,7 +153,8 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   }
 
   context["namespace_sources"] = nlohmann::json::array();
-  for (const auto& source : namespace_sources(listed, kernel_dir, read_source)) {
+  for (const auto& source :
+       sources_naming("TORCH_EXTENSION_NAME", listed, kernel_dir, read_source)) {
     context["namespace_sources"].push_back(absolute_source(kernel_dir, source));
   }
 
@@ -218,6 +190,34 @@ util::Expected<FileSet> noarch_project(const config::BuildConfig& config,
 }
 
 }  // namespace
+
+std::vector<std::string> sources_naming(std::string_view macro,
+                                        const std::vector<std::string>& listed,
+                                        const fs::path& kernel_dir,
+                                        const SourceReader& read_source) {
+  std::vector<std::string> compiled;
+  std::vector<std::string> mentioning;
+  bool everything = !read_source;
+  for (const auto& relative : listed) {
+    const bool tu = is_compiled_source(relative);
+    if (tu) {
+      compiled.push_back(relative);
+    }
+    if (everything) {
+      continue;
+    }
+    const auto text = read_source((kernel_dir / relative).lexically_normal());
+    if (text && text->find(macro) == std::string::npos) {
+      continue;
+    }
+    if (tu) {
+      mentioning.push_back(relative);
+    } else {
+      everything = true;
+    }
+  }
+  return everything ? compiled : mentioning;
+}
 
 std::string module_target(const types::KernelName& name, types::Backend backend) {
   return fmt::format("_{}_{}", name.python_name(), types::to_string(backend));

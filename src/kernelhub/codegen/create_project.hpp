@@ -63,6 +63,15 @@ util::Expected<FileSet> create_project(const config::BuildConfig& config,
                                        const CudaProjectOptions* cuda = nullptr,
                                        const SourceReader& read_source = {});
 
+// The compiled sources of `listed` (relative to `kernel_dir`) that must be given the kernel id
+// as `macro` (TORCH_EXTENSION_NAME, TVM_FFI_EXTENSION_NAME): those whose text says `macro`
+// (unreadable ones included); every compiled source when a listed header says it, or when
+// there is no reader. Only these recompile when the id changes.
+std::vector<std::string> sources_naming(std::string_view macro,
+                                        const std::vector<std::string>& listed,
+                                        const std::filesystem::path& kernel_dir,
+                                        const SourceReader& read_source);
+
 // The CMake target and file name (without ".abi3.so") of a [torch] project's module:
 // `_<python name>_<backend>`, the kernel id without its unique part, so the project's
 // CMakeLists.txt is the same for every id.

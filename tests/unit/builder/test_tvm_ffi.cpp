@@ -170,11 +170,17 @@ TEST(TvmFfiProject, CpuProjectBuildsASharedLibraryNamedAfterTheId) {
   ASSERT_NE(cmake, nullptr);
   const auto& text = cmake->content;
   EXPECT_NE(text.find("set(OPS_NAME \"_relu_tvm_ffi_cpu_abc1234\")"), std::string::npos);
-  EXPECT_NE(text.find("add_library(${OPS_NAME} SHARED"), std::string::npos);
+  // The target's name has no id in it; the file is named after the id.
+  EXPECT_NE(text.find("add_library(kernelhub_tvm_ffi SHARED"), std::string::npos);
+  EXPECT_EQ(text.find("add_library(${OPS_NAME}"), std::string::npos);
+  EXPECT_NE(text.find("OUTPUT_NAME \"${OPS_NAME}\""), std::string::npos);
   EXPECT_NE(text.find("PREFIX \"\""), std::string::npos);
-  EXPECT_NE(text.find("TVM_FFI_EXTENSION_NAME=${OPS_NAME}"), std::string::npos);
+  // Without a reader every source is taken to name the id.
+  EXPECT_NE(text.find("set_property(SOURCE \"/k/relu_cpu/relu.cpp\" APPEND PROPERTY "
+                      "COMPILE_DEFINITIONS\n  \"TVM_FFI_EXTENSION_NAME=${OPS_NAME}\")"),
+            std::string::npos);
   // Headers only: libtvm_ffi comes from the process that imported tvm_ffi (no DT_NEEDED).
-  EXPECT_NE(text.find("tvm_ffi_configure_target(${OPS_NAME} LINK_SHARED OFF)"),
+  EXPECT_NE(text.find("tvm_ffi_configure_target(kernelhub_tvm_ffi LINK_SHARED OFF)"),
             std::string::npos);
   EXPECT_NE(text.find("-m tvm_ffi.config --cmakedir"), std::string::npos);
   EXPECT_NE(text.find("CPU_KERNEL"), std::string::npos);
@@ -194,6 +200,41 @@ TEST(TvmFfiProject, CpuProjectBuildsASharedLibraryNamedAfterTheId) {
   EXPECT_NE(ops->content.find("return f\"_relu_tvm_ffi_cpu_abc1234::{op_name}\""),
             std::string::npos);
   EXPECT_NE(ops->content.find("return f\"_relu_tvm_ffi_cpu_abc1234.{name}\""), std::string::npos);
+}
+
+// Issue 22 §1: a new id (a first commit, a moved folder) must recompile only the sources that
+// embed it, so only those that say TVM_FFI_EXTENSION_NAME are given it.
+TEST(TvmFfiProject, OnlySourcesThatNameTheExtensionGetTheId) {
+  const auto config = parse_config(tvm_kernel(R"(["cpu"])"));
+  const codegen::SourceReader reader = [](const std::filesystem::path& path)
+      -> std::optional<std::string> {
+    if (path == "/k/tvm-ffi-ext/binding.cpp") {
+      return "TVM_FFI_DLL_EXPORT_TYPED_FUNC(TVM_FFI_EXTENSION_NAME, relu);";
+    }
+    return "void relu_cpu() {}";
+  };
+  const auto files = tvm_ffi_project(config, "/k", "abc1234", Backend::cpu, nullptr, reader);
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  const auto& text = files->find("CMakeLists.txt")->content;
+  EXPECT_NE(text.find("set_property(SOURCE \"/k/tvm-ffi-ext/binding.cpp\" APPEND PROPERTY "
+                      "COMPILE_DEFINITIONS"),
+            std::string::npos);
+  EXPECT_EQ(text.find("set_property(SOURCE \"/k/relu_cpu/relu.cpp\" APPEND PROPERTY "
+                      "COMPILE_DEFINITIONS"),
+            std::string::npos);
+  // No definition for the whole target names the id.
+  EXPECT_EQ(text.find("target_compile_definitions(kernelhub_tvm_ffi PRIVATE\n  "
+                      "TVM_FFI_EXTENSION_NAME"),
+            std::string::npos);
+
+  // Two ids give CMakeLists.txt files that differ only where the id is named.
+  const auto other = tvm_ffi_project(config, "/k", "zzz9999", Backend::cpu, nullptr, reader);
+  ASSERT_TRUE(other.has_value());
+  auto renamed = other->find("CMakeLists.txt")->content;
+  for (auto at = renamed.find("zzz9999"); at != std::string::npos; at = renamed.find("zzz9999")) {
+    renamed.replace(at, 7, "abc1234");
+  }
+  EXPECT_EQ(renamed, text);
 }
 
 TEST(TvmFfiProject, CudaProjectCarriesPerSourceNvccFlags) {
