@@ -78,10 +78,10 @@ fi
 build_dir=${KERNELHUB_BUILD_DIR:-build}
 if [ ! -f "$build_dir/build.ninja" ]; then
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DPython3_EXECUTABLE="$root/.venv/bin/python" -DKERNELHUB_BUILD_TORCH_API=ON >/dev/null
+    -DPython_EXECUTABLE="$root/.venv/bin/python" -DKERNELHUB_BUILD_TORCH_API=ON >/dev/null
 elif ! grep -q '^KERNELHUB_BUILD_TORCH_API:BOOL=ON$' "$build_dir/CMakeCache.txt"; then
   # A build folder configured before the C++ API was part of the set-up.
-  cmake -S . -B "$build_dir" -DPython3_EXECUTABLE="$root/.venv/bin/python" \
+  cmake -S . -B "$build_dir" -DPython_EXECUTABLE="$root/.venv/bin/python" \
     -DKERNELHUB_BUILD_TORCH_API=ON >/dev/null
 fi
 # KERNELHUB_WERROR=ON|OFF (CI sets ON): warnings in our code fail the build.
