@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// Writing a connection's answer (see http_session.hpp): the head alone for HEAD, a string
+// body, a span of bytes another object owns (a pooled blob), or a body made while it is sent
+// (a large loose blob inflated block by block), each under a deadline that grows with its size.
+#include <kernelhub/server/http_session.hpp>
+
+#include <vector>
+
+namespace kernelhub::server::detail {
+
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+// A body made while it is sent goes out in blocks of this size.
+constexpr std::size_t k_write_block = std::size_t{256} << 10;
+
+}  // namespace
+
+// A body made while it is sent: the head, then one buffer at a time from the reader, so
+// only k_write_block bytes of it are ever in memory. A reader that fails after the head
+// went out can only end the connection: the client sees a short body.
+struct Session::IncrementalAnswer {
+  http::response<http::buffer_body> message;
+  std::optional<http::response_serializer<http::buffer_body>> serializer;
+  std::function<HubExpected<std::size_t>(char*, std::size_t)> reader;
+  std::vector<char> buffer;
+};
+
+template <typename Body>
+void Session::fill_head(http::response<Body>& out, const HttpResponse& response, bool keep_alive) {
+  out.result(static_cast<unsigned>(response.status));
+  out.version(m_version == 10 ? 10 : 11);
+  for (const auto& [name, value] : response.headers) {
+    out.insert(name, value);
+  }
+  out.set(http::field::content_type, response.content_type);
+  out.keep_alive(keep_alive);
+}
+
+void Session::answer(HttpResponse response, BodyState body) {
+  // An unread body leaves the connection's framing unknown: answer, then close.
+  const bool keep_alive = m_keep_alive && body == BodyState::read;
+  const std::uint64_t size = response.has_stream ? response.stream_size : response.body.size();
+  m_stream.expires_after(transfer_time(size));
+  const auto written = [self = shared_from_this(), keep_alive, body](beast::error_code ec,
+                                                                     std::size_t) {
+    self->on_written(ec, keep_alive, body);
+  };
+  m_stream_owner = response.stream_owner;
+  if (m_is_head ||
+      (response.has_stream && response.stream_data == nullptr && !response.stream_reader)) {
+    auto out = std::make_shared<http::response<http::empty_body>>();
+    fill_head(*out, response, keep_alive);
+    out->content_length(size);
+    m_answer = out;
+    http::async_write(m_stream, *out, written);
+    return;
+  }
+  if (response.has_stream && response.stream_reader) {
+    answer_incrementally(std::move(response), keep_alive, body);
+    return;
+  }
+  if (response.has_stream) {
+    auto out = std::make_shared<http::response<http::span_body<const char>>>();
+    fill_head(*out, response, keep_alive);
+    out->body() = {response.stream_data, static_cast<std::size_t>(response.stream_size)};
+    out->prepare_payload();
+    m_answer = out;
+    http::async_write(m_stream, *out, written);
+    return;
+  }
+  auto out = std::make_shared<http::response<http::string_body>>();
+  fill_head(*out, response, keep_alive);
+  out->body() = std::move(response.body);
+  out->prepare_payload();
+  m_answer = out;
+  http::async_write(m_stream, *out, written);
+}
+
+void Session::answer_incrementally(HttpResponse response, bool keep_alive, BodyState body) {
+  auto state = std::make_shared<IncrementalAnswer>();
+  fill_head(state->message, response, keep_alive);
+  state->message.content_length(response.stream_size);
+  state->message.body().data = nullptr;
+  state->message.body().more = true;
+  state->reader = std::move(response.stream_reader);
+  state->buffer.resize(k_write_block);
+  state->serializer.emplace(state->message);
+  m_answer = state;
+  http::async_write_header(
+      m_stream, *state->serializer,
+      [self = shared_from_this(), state, keep_alive, body](beast::error_code ec, std::size_t) {
+        if (ec) {
+          self->on_written(ec, keep_alive, body);
+          return;
+        }
+        self->write_next_block(state, keep_alive, body);
+      });
+}
+
+void Session::write_next_block(const std::shared_ptr<IncrementalAnswer>& state, bool keep_alive,
+                      BodyState body) {
+  const auto n = state->reader(state->buffer.data(), state->buffer.size());
+  if (!n) {
+    on_written(beast::error_code(asio::error::broken_pipe), keep_alive, body);
+    return;
+  }
+  auto& chunk = state->message.body();
+  chunk.data = *n > 0 ? state->buffer.data() : nullptr;
+  chunk.size = *n;
+  chunk.more = *n > 0;
+  http::async_write(
+      m_stream, *state->serializer,
+      [self = shared_from_this(), state, keep_alive, body](beast::error_code ec, std::size_t) {
+        if (ec == http::error::need_buffer) {
+          ec = {};
+        }
+        if (ec || state->serializer->is_done()) {
+          self->on_written(ec, keep_alive, body);
+          return;
+        }
+        self->write_next_block(state, keep_alive, body);
+      });
+}
+
+}  // namespace kernelhub::server::detail
