@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to the server layer: the bridge between Beast's parser and RequestHead, shared by the
-// socket transport (http_server.cpp) and parse_request_head (the fuzzer's entry), so both read
+// socket transport (http_session.cpp) and parse_request_head (the fuzzer's entry), so both read
 // a head the same way. Only files that already know Beast include it.
 
 #include <boost/beast/http.hpp>
