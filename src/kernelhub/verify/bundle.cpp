@@ -2,12 +2,11 @@
 #include <kernelhub/verify/bundle.hpp>
 
 #include <algorithm>
-#include <charconv>
-#include <initializer_list>
 
 #include <fmt/format.h>
 
 #include <kernelhub/verify/check.hpp>
+#include <kernelhub/verify/proto_json_message.hpp>
 #include <kernelhub/verify/timestamp_response.hpp>
 #include <nlohmann/json.hpp>
 #include <openssl/x509.h>
@@ -21,126 +20,7 @@ using nlohmann::json;
 
 constexpr std::string_view k_code_signing_oid = "1.3.6.1.5.5.7.3.3";
 
-// One protobuf message as a JSON object read the way sigstore-models (pydantic, strict,
-// extra="forbid") reads it: every key must be a known field, in camelCase or its snake_case
-// proto name; null is the same as absent.
-class Message {
- public:
-  Message(const json& value, std::string where) : m_value(value), m_where(std::move(where)) {}
-
-  // Fails on a key outside `fields` (camelCase names).
-  util::Expected<void> only(std::initializer_list<std::string_view> fields) const {
-    if (!m_value.is_object()) {
-      return util::fail(fmt::format("\"{}\" must be an object", m_where));
-    }
-    for (const auto& item : m_value.items()) {
-      // A named copy: clang before 16 cannot capture a structured binding in the lambda.
-      const std::string& key = item.key();
-      const bool known = std::any_of(fields.begin(), fields.end(), [&](std::string_view field) {
-        return key == field || key == snake_case(field);
-      });
-      if (!known) {
-        return util::fail(fmt::format("\"{}.{}\": extra inputs are not permitted", m_where, key));
-      }
-    }
-    return {};
-  }
-
-  // The field's value, or null when absent or null.
-  const json* get(std::string_view field) const {
-    for (const std::string& name : {std::string(field), snake_case(field)}) {
-      const auto found = m_value.find(name);
-      if (found != m_value.end() && !found->is_null()) {
-        return &*found;
-      }
-    }
-    return nullptr;
-  }
-
-  std::string path(std::string_view field) const { return fmt::format("{}.{}", m_where, field); }
-
-  util::Expected<const json*> required(std::string_view field) const {
-    const json* value = get(field);
-    if (value == nullptr) {
-      return util::fail(fmt::format("\"{}\": field required", path(field)));
-    }
-    return value;
-  }
-
-  util::Expected<std::string> string(std::string_view field) const {
-    const json* value = KH_TRY(required(field));
-    if (!value->is_string()) {
-      return util::fail(fmt::format("\"{}\": input should be a valid string", path(field)));
-    }
-    return value->get<std::string>();
-  }
-
-  util::Expected<std::string> bytes(std::string_view field) const {
-    const std::string text = KH_TRY(string(field));
-    auto decoded = base64_decode(text);
-    if (!decoded) {
-      return util::fail(fmt::format("\"{}\": {}", path(field), decoded.error().message));
-    }
-    return decoded;
-  }
-
-  // protobuf JSON writes 64-bit integers as strings of digits; a JSON number is refused.
-  util::Expected<std::uint64_t> uint64(std::string_view field) const {
-    const json* value = KH_TRY(required(field));
-    if (!value->is_string()) {
-      return util::fail(fmt::format("\"{}\": expected protobuf uint64 as string, got {}",
-                                    path(field), value->type_name()));
-    }
-    const std::string text = value->get<std::string>();
-    std::uint64_t number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-      return util::fail(fmt::format("\"{}\": not an unsigned 64-bit integer: \"{}\"",
-                                    path(field), text));
-    }
-    return number;
-  }
-
-  Message child(const json& value, std::string_view field) const {
-    return Message(value, path(field));
-  }
-
- private:
-  static std::string snake_case(std::string_view camel) {
-    std::string out;
-    for (const char c : camel) {
-      if (c >= 'A' && c <= 'Z') {
-        out.push_back('_');
-        out.push_back(static_cast<char>(c - 'A' + 'a'));
-      } else {
-        out.push_back(c);
-      }
-    }
-    return out;
-  }
-
-  const json& m_value;
-  std::string m_where;
-};
-
-util::Expected<std::vector<const json*>> array(const Message& message, std::string_view field,
-                                               bool required) {
-  const json* value = message.get(field);
-  std::vector<const json*> items;
-  if (value == nullptr) {
-    if (required) {
-      return util::fail(fmt::format("\"{}\": field required", message.path(field)));
-    }
-    return items;
-  }
-  if (!value->is_array()) {
-    return util::fail(fmt::format("\"{}\": input should be a valid list", message.path(field)));
-  }
-  for (const json& item : *value) {
-    items.push_back(&item);
-  }
-  return items;
-}
+using Message = ProtoJsonMessage;
 
 util::Expected<Certificate> certificate_field(const Message& owner, const json& value,
                                               std::string_view field) {
@@ -214,7 +94,7 @@ util::Expected<TransparencyLogEntry> parse_entry(const Message& entry) {
   parsed.proof.log_index = KH_TRY(proof.uint64("logIndex"));
   parsed.proof.root_hash = KH_TRY(proof.bytes("rootHash"));
   parsed.proof.tree_size = KH_TRY(proof.uint64("treeSize"));
-  for (const json* hash : KH_TRY(array(proof, "hashes", true))) {
+  for (const json* hash : KH_TRY(proof.array("hashes", true))) {
     if (!hash->is_string()) {
       return util::fail(fmt::format("\"{}\": input should be a valid string", proof.path("hashes")));
     }
@@ -258,7 +138,7 @@ util::Expected<void> parse_envelope(const Message& root, const json& value, Bund
   DsseEnvelope parsed;
   parsed.payload = KH_TRY(envelope.bytes("payload"));
   parsed.payload_type = KH_TRY(envelope.string("payloadType"));
-  for (const json* item : KH_TRY(array(envelope, "signatures", true))) {
+  for (const json* item : KH_TRY(envelope.array("signatures", true))) {
     const Message signature = envelope.child(*item, "signatures");
     KH_CHECK(signature.only({"sig", "keyid"}));
     parsed.signatures.push_back(KH_TRY(signature.bytes("sig")));
@@ -307,7 +187,7 @@ util::Expected<Bundle> parse_structure(const json& document) {
   if (chain != nullptr) {
     const Message pool = material.child(*chain, "x509CertificateChain");
     KH_CHECK(pool.only({"certificates"}));
-    for (const json* item : KH_TRY(array(pool, "certificates", true))) {
+    for (const json* item : KH_TRY(pool.array("certificates", true))) {
       chain_certificates.push_back(KH_TRY(certificate_field(pool, *item, "certificates")));
     }
   }
@@ -315,7 +195,7 @@ util::Expected<Bundle> parse_structure(const json& document) {
   if (certificate != nullptr) {
     single = KH_TRY(certificate_field(material, *certificate, "certificate"));
   }
-  const auto entries = KH_TRY(array(material, "tlogEntries", true));
+  const auto entries = KH_TRY(material.array("tlogEntries", true));
   std::vector<TransparencyLogEntry> parsed_entries;
   for (const json* entry : entries) {
     parsed_entries.push_back(KH_TRY(parse_entry(material.child(*entry, "tlogEntries"))));
@@ -323,7 +203,7 @@ util::Expected<Bundle> parse_structure(const json& document) {
   if (const json* timestamps = material.get("timestampVerificationData")) {
     const Message data = material.child(*timestamps, "timestampVerificationData");
     KH_CHECK(data.only({"rfc3161Timestamps"}));
-    for (const json* item : KH_TRY(array(data, "rfc3161Timestamps", false))) {
+    for (const json* item : KH_TRY(data.array("rfc3161Timestamps", false))) {
       const Message stamp = data.child(*item, "rfc3161Timestamps");
       KH_CHECK(stamp.only({"signedTimestamp"}));
       bundle.rfc3161_timestamps.push_back(KH_TRY(stamp.bytes("signedTimestamp")));
@@ -404,7 +284,7 @@ util::Expected<KeyedBundle> parse_keyed_structure(const json& document) {
   }
   // protobuf JSON leaves an empty repeated field out; sigstore-models wants it present. Both
   // are read here, and anything in it is refused (see the header).
-  if (!KH_TRY(array(material, "tlogEntries", false)).empty()) {
+  if (!KH_TRY(material.array("tlogEntries", false)).empty()) {
     return util::fail(
         "keyed bundles with transparency-log entries are not supported (sign with "
         "`kernel-builder sign`, or cosign without a transparency log)");
@@ -412,7 +292,7 @@ util::Expected<KeyedBundle> parse_keyed_structure(const json& document) {
   if (const json* timestamps = material.get("timestampVerificationData")) {
     const Message data = material.child(*timestamps, "timestampVerificationData");
     KH_CHECK(data.only({"rfc3161Timestamps"}));
-    if (!KH_TRY(array(data, "rfc3161Timestamps", false)).empty()) {
+    if (!KH_TRY(data.array("rfc3161Timestamps", false)).empty()) {
       return util::fail("keyed bundles with RFC 3161 timestamps are not supported");
     }
   }
