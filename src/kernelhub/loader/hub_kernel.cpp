@@ -14,6 +14,7 @@
 #include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/loader/blob_verify.hpp>
 #include <kernelhub/loader/digest_check.hpp>
+#include <kernelhub/loader/hub_target.hpp>
 #include <kernelhub/loader/kernel_status.hpp>
 #include <kernelhub/loader/publisher_trust.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
@@ -24,164 +25,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One load's view of the Hub: a client that is offline when the request is local-only, the
-// kernels cache, and the cache kernel-status.toml goes to.
-class Session {
- public:
-  Session(const HubLoadContext& context, const HubKernelRequest& request)
-      : m_client(with_offline(context.endpoint, request.local_files_only),
-                 context.client_options, context.transport),
-        m_cache(context.cache_dir, m_client),
-        m_status_cache(context.status_cache_dir.empty() ? context.cache_dir
-                                                        : context.status_cache_dir,
-                       m_client),
-        m_stamp_root(context.cache_dir / ".kernelhub" / "verified") {}
-
-  bool offline() const { return m_cache.offline(); }
-  const hub::HubClient& client() const { return m_client; }
-  const cache::HubCache& cache() const { return m_cache; }
-  const cache::HubCache& status_cache() const { return m_status_cache; }
-  const fs::path& stamp_root() const { return m_stamp_root; }
-
- private:
-  static hub::Endpoint with_offline(hub::Endpoint endpoint, bool local_files_only) {
-    endpoint.offline = endpoint.offline || local_files_only;
-    return endpoint;
-  }
-
-  hub::HubClient m_client;
-  cache::HubCache m_cache;
-  cache::HubCache m_status_cache;
-  fs::path m_stamp_root;
-};
-
-// Where a request leads after version resolution and redirects.
-struct Target {
-  hub::RepoId repo;
-  std::string revision;       // what names the commit (and the error texts): commit or raw
-  std::string info_revision;  // RepoInfo.revision, before any redirect
-  std::string commit;
-  bool redirected = false;
-  std::vector<std::string> warnings;
-};
-
-hub::RepoRef kernel_ref(const hub::RepoId& repo) {
-  return hub::RepoRef{repo, hub::RepoType::kernel};
-}
-
-LoadError as_load_error(LoadErrorKind kind, const util::Error& error) {
-  LoadError out;
-  out.message = error.message;
-  out.kind = kind;
-  return out;
-}
-
-LoadResult<hub::RepoId> parse_repo(const std::string& text) {
-  auto repo = hub::RepoId::parse(text);
-  if (!repo) {
-    return load_fail(LoadErrorKind::value, repo.error().message);
-  }
-  return *repo;
-}
-
-LoadResult<void> check_version_choice(const HubKernelRequest& request) {
-  if (request.version && request.revision) {
-    return load_fail(LoadErrorKind::value, "Only one of `revision` or `version` must be specified.");
-  }
-  if (!request.version && !request.revision) {
-    return load_fail(LoadErrorKind::value,
-                     "A kernel version or revision must be specified. Use `version=<major>` for a "
-                     "stable kernel API version or `revision=<branch/tag/commit>` for an explicit "
-                     "Hub revision. See: https://huggingface.co/docs/kernels/migration");
-  }
-  return {};
-}
-
-// version -> commit with the reference's errors and its warning for an outdated version.
-LoadResult<std::string> resolve_version(const Session& session, const hub::RepoId& repo,
-                                        unsigned number, std::vector<std::string>& warnings) {
-  auto versions = cache::kernel_versions(session.cache(), repo);
-  if (!versions) {
-    return tl::unexpected(as_load_error(LoadErrorKind::io, versions.error()));
-  }
-  const auto found = std::find_if(versions->begin(), versions->end(),
-                                  [&](const cache::KernelVersion& v) { return v.number == number; });
-  if (found == versions->end()) {
-    // The same texts as cache::resolve_kernel_version, which we do not call so that the
-    // version list is fetched only once.
-    auto missing = cache::resolve_kernel_version(session.cache(), repo, number);
-    return load_fail(LoadErrorKind::value,
-                     missing ? fmt::format("Version {} not found", number) : missing.error().message);
-  }
-  if (versions->back().number > number) {
-    warnings.push_back(fmt::format("You are using version {} of '{}', but version {} is available.",
-                                   number, repo.str(), versions->back().number));
-  }
-  return found->commit;
-}
-
-std::string no_local_snapshot(const hub::RepoId& repo, std::string_view revision) {
-  return fmt::format(
-      "Cannot find a local snapshot for {} (revision: {}). When Hugging Face Hub is in offline "
-      "mode the kernel must already be present in the local cache.",
-      repo.str(), revision);
-}
-
-LoadResult<Target> resolve_target(const Session& session, const HubKernelRequest& request,
-                                  bool check_trust, bool follow_redirects) {
-  if (auto choice = check_version_choice(request); !choice) {
-    return tl::unexpected(choice.error());
-  }
-  Target target{KH_LOAD_TRY(parse_repo(request.repo_id)), {}, {}, {}, false, {}};
-  if (check_trust) {
-    if (session.offline()) {
-      target.warnings.push_back(offline_trust_warning(request.repo_id));
-    } else if (auto trusted = check_publisher_trust(session.client(), request.repo_id); !trusted) {
-      return tl::unexpected(trusted.error());
-    }
-  }
-  if (request.version) {
-    auto commit = resolve_version(session, target.repo, *request.version, target.warnings);
-    if (!commit) {
-      return tl::unexpected(commit.error());
-    }
-    target.revision = *commit;
-  } else {
-    target.revision = *request.revision;
-  }
-  target.info_revision = target.revision;
-
-  if (follow_redirects && !session.offline()) {
-    auto status = fetch_kernel_status(session.status_cache(), target.repo, target.revision);
-    if (!status) {
-      return tl::unexpected(status.error());
-    }
-    if (*status) {
-      target.warnings.push_back(redirect_warning(target.repo.str(), (*status)->destination));
-      target.repo = KH_LOAD_TRY(parse_repo((*status)->destination));
-      target.revision = (*status)->revision;
-      target.redirected = true;
-    }
-  }
-
-  const auto ref = kernel_ref(target.repo);
-  if (session.offline()) {
-    const auto folder = session.cache().repo(ref);
-    const auto commit = folder.resolve_offline(target.revision);
-    std::error_code ec;
-    if (!commit || !fs::is_directory(folder.snapshot_dir(*commit), ec)) {
-      return load_fail(LoadErrorKind::not_found, no_local_snapshot(target.repo, target.revision));
-    }
-    target.commit = *commit;
-  } else {
-    auto commit = session.cache().resolve_revision(ref, target.revision);
-    if (!commit) {
-      return tl::unexpected(as_load_error(LoadErrorKind::io, commit.error()));
-    }
-    target.commit = *commit;
-  }
-  return target;
-}
+using detail::as_load_error;
+using detail::check_version_choice;
+using detail::kernel_ref;
+using detail::parse_repo;
+using detail::resolve_target;
+using detail::resolve_version;
+using Session = detail::HubSession;
+using Target = detail::HubTarget;
 
 // The folder as the repository spells it ("torch2010" and "torch210" parse alike).
 std::optional<std::string> folder_of(const variants::Variant& variant,
