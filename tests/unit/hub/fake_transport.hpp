@@ -2,12 +2,15 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <deque>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <kernelhub/hub/hub_client.hpp>
 #include <kernelhub/hub/http_transport.hpp>
 
 // A scripted Transport: answers requests from a queue and records what was asked, so the
@@ -147,6 +150,22 @@ private:
   std::size_t m_sunk_bytes = 0;
   std::vector<std::string> m_uploads;
   std::size_t m_largest_read = 0;
+};
+
+// A client of http://hub:8080 with a token over a FakeTransport: no progress bar, no waiting
+// between retries.
+struct FakeHub {
+  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
+
+  HubClient client() {
+    Endpoint endpoint;
+    endpoint.url = "http://hub:8080";
+    endpoint.token = "hf_secret";
+    ClientOptions options;
+    options.progress_bar = false;
+    options.sleep = [](std::chrono::milliseconds) {};
+    return HubClient(endpoint, options, transport);
+  }
 };
 
 }  // namespace kernelhub::hub::testing

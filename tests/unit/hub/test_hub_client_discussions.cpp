@@ -12,19 +12,7 @@ namespace {
 using nlohmann::json;
 using testing::FakeTransport;
 
-struct Fixture {
-  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
-
-  HubClient client() {
-    Endpoint endpoint;
-    endpoint.url = "http://hub:8080";
-    endpoint.token = "hf_secret";
-    ClientOptions options;
-    options.progress_bar = false;
-    options.sleep = [](std::chrono::milliseconds) {};
-    return HubClient(endpoint, options, transport);
-  }
-};
+using Fixture = testing::FakeHub;
 
 RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
 

@@ -20,19 +20,7 @@ using testing::FakeTransport;
 const std::string k_sha = std::string(40, 'c');
 const std::string k_resolve = "http://hub:8080/kernels/org/relu/resolve/x/a.txt";
 
-struct Fixture {
-  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
-
-  HubClient client() {
-    Endpoint endpoint;
-    endpoint.url = "http://hub:8080";
-    endpoint.token = "hf_secret";
-    ClientOptions options;
-    options.progress_bar = false;
-    options.sleep = [](std::chrono::milliseconds) {};
-    return HubClient(endpoint, options, transport);
-  }
-};
+using Fixture = testing::FakeHub;
 
 RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
 
