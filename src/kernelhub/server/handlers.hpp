@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include <kernelhub/server/cache_policy.hpp>
 #include <kernelhub/server/commit_request.hpp>
 #include <kernelhub/server/http_message.hpp>
 #include <kernelhub/server/lfs_grant.hpp>
@@ -83,13 +84,16 @@ HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id);
 // (POST).
 HubExpected<HttpResponse> lfs_object(Context& ctx, const RepoId& id, const std::string& oid,
                                      std::span<const std::string> rest);
-// `GET|HEAD /.kernelhub/lfs/{type}/{ns}/{name}/{oid}?<signed>`: the stand-in for the Hub's
-// CDN, where a resolve of an LFS file redirects; Range works.
+// `GET|HEAD /.kernelhub/lfs/{type}/{ns}/{name}/{oid}[?commit=..]` (public repositories) or
+// `...?<signed>` (private ones): the stand-in for the Hub's CDN, where a resolve of an LFS file
+// redirects; Range, If-Range and If-None-Match work.
 HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std::string& oid);
 // The answer to a resolve (GET or HEAD) of an LFS file: 302 to its signed download URL with
-// X-Linked-Etag, X-Linked-Size and X-Repo-Commit, as huggingface.co answers.
+// X-Linked-Etag, X-Linked-Size and X-Repo-Commit, as huggingface.co answers. A public
+// object's URL is unsigned and stable (cacheable as long as `lifetime`), a private one's signed.
 HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std::string& commit,
-                                       const LfsPointer& pointer);
+                                       const LfsPointer& pointer, Audience audience,
+                                       Lifetime lifetime);
 // How `path` (of `size` bytes starting with `sample`) must be uploaded onto `commit`.
 UploadVerdict upload_verdict(const Context& ctx, git_repository* repo, const std::string& commit,
                              const std::string& path, std::uint64_t size,

@@ -50,11 +50,16 @@ void Session::answer(HttpResponse response, BodyState body) {
     self->on_written(ec, keep_alive, body);
   };
   m_stream_owner = response.stream_owner;
-  if (m_is_head ||
+  // A 304 has no body and no Content-Length: one of 0 would tell a cache that the file it
+  // holds is empty (RFC 9110 §8.6).
+  const bool not_modified = response.status == 304;
+  if (m_is_head || not_modified ||
       (response.has_stream && response.stream_data == nullptr && !response.stream_reader)) {
     auto out = std::make_shared<http::response<http::empty_body>>();
     fill_head(*out, response, keep_alive);
-    out->content_length(size);
+    if (!not_modified) {
+      out->content_length(size);
+    }
     m_answer = out;
     http::async_write(m_stream, *out, written);
     return;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/server/cache_policy.hpp>
 #include <kernelhub/server/git_http.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/web/login_page.hpp>
@@ -456,7 +457,8 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   // A session cookie counts for reads outside /api only: the API and every write keep
   // needing the Authorization header, which no other site's page can make a browser send.
   std::optional<std::string> session_token;
-  if (is_read(request) && (segments.empty() || segments[0] != "api")) {
+  const bool cookie_counts = is_read(request) && (segments.empty() || segments[0] != "api");
+  if (cookie_counts) {
     if (const auto id = web::session_cookie(request)) {
       session_token = m_sessions.token_of(*id);
     }
@@ -476,6 +478,7 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   }
   HttpResponse answer = response ? std::move(*response) : error_response(response.error());
   web::fill_account(answer, session_token && handlers::has_valid_token(ctx));
+  finish_caching(request, answer, cookie_counts);
   return answer;
 }
 

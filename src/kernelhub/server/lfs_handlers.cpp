@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/byte_range.hpp>
+#include <kernelhub/server/cache_policy.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_reader.hpp>
@@ -66,14 +67,22 @@ std::string signed_url(const Context& ctx, std::string base, const LfsGrant& gra
   return fmt::format("{}?{}", base, grant_query(*ctx.signer, grant));
 }
 
-std::string download_url(const Context& ctx, const RepoId& id, const std::string& oid,
-                         std::uint64_t size, const std::string& commit = "") {
+// The URL an object is downloaded from. A public repository's is not signed: anyone may read
+// the object anyway, and one URL per object (and commit) for every client, every replica and
+// every restart is what lets a cache keep it for good (cache_policy.hpp). A private one's is
+// signed and expires (lfs_grant.hpp), and its answers are `private`, so no shared cache ever
+// keeps them: the URL's signature is the only credential, and it is never handed to anyone else.
+std::string download_url(const Context& ctx, const RepoId& id, Audience audience,
+                         const std::string& oid, std::uint64_t size,
+                         const std::string& commit = "") {
+  const std::string base = fmt::format("{}/.kernelhub/lfs/{}/{}/{}", ctx.request.base_url,
+                                       api_part(id.type), id.id(), oid);
+  if (audience == Audience::everyone) {
+    return commit.empty() ? base : fmt::format("{}?commit={}", base, commit);
+  }
   const LfsGrant grant{LfsGrant::Action::download, store_key(id), oid, size, 0, 0,
                        unix_now() + k_download_url_seconds, commit};
-  return signed_url(ctx,
-                    fmt::format("{}/.kernelhub/lfs/{}/{}/{}", ctx.request.base_url,
-                                api_part(id.type), id.id(), oid),
-                    grant);
+  return signed_url(ctx, base, grant);
 }
 
 std::optional<std::uint64_t> part_number(std::string_view text) {
@@ -150,7 +159,7 @@ HubExpected<json> json_body(const Context& ctx) {
 
 // One entry of a batch answer: actions for a missing object, none for a stored one, or an
 // error (git-lfs batch.md: per-object errors have a code and a message).
-json batch_object(const Context& ctx, const RepoId& id, LfsObjectStore& store,
+json batch_object(const Context& ctx, const RepoId& id, Audience audience, LfsObjectStore& store,
                   const json& object, bool upload, bool multipart) {
   const auto oid_it = object.find("oid");
   const auto size_it = object.find("size");
@@ -176,7 +185,7 @@ json batch_object(const Context& ctx, const RepoId& id, LfsObjectStore& store,
     }
     entry["authenticated"] = true;
     entry["actions"] = {{"download",
-                         {{"href", download_url(ctx, id, oid, size)},
+                         {{"href", download_url(ctx, id, audience, oid, size)},
                           {"expires_in", k_download_url_seconds}}}};
     return entry;
   }
@@ -241,7 +250,8 @@ HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id) {
     KH_HUB_TRY(require_write_token(ctx));
   }
   // The same privacy as any read: a private repository is a missing one without a token.
-  KH_HUB_TRY(open_for_read(ctx, id));
+  const Audience audience =
+      KH_HUB_TRY(open_for_read(ctx, id)).is_private ? Audience::token_holder : Audience::everyone;
   if (const auto algo = body.find("hash_algo");
       algo != body.end() && (!algo->is_string() || algo->get<std::string>() != "sha256")) {
     return hub_fail(409, "", "unsupported hash algorithm: this server stores sha256 objects");
@@ -278,7 +288,7 @@ HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id) {
       return hub_fail(422, "", "malformed LFS batch request: each object must be "
                                "{\"oid\", \"size\"}");
     }
-    answers.push_back(batch_object(ctx, id, store, object, upload, multipart));
+    answers.push_back(batch_object(ctx, id, audience, store, object, upload, multipart));
   }
   return lfs_json(200, {{"transfer", multipart ? "multipart" : "basic"},
                         {"objects", std::move(answers)},
@@ -366,21 +376,38 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
   if (!is_sha256_hex(oid)) {
     return hub_fail(404, "", "no such LFS object");
   }
-  const UrlSigner* signer = KH_HUB_TRY(signer_of(ctx));
-  const LfsGrant grant = KH_HUB_TRY(
-      check_grant(*signer, LfsGrant::Action::download, store_key(id), oid, 0, ctx.target,
-                  unix_now()));
+  const auto repo = ctx.store.open(id);
+  const Audience audience =
+      repo && !repo->is_private ? Audience::everyone : Audience::token_holder;
+  LfsGrant grant;
+  if (audience == Audience::token_holder) {
+    // A missing repository is refused as a private one is, so the answer tells nobody which
+    // private repositories exist.
+    const UrlSigner* signer = KH_HUB_TRY(signer_of(ctx));
+    grant = KH_HUB_TRY(check_grant(*signer, LfsGrant::Action::download, store_key(id), oid, 0,
+                                   ctx.target, unix_now()));
+    if (!repo) {
+      return tl::unexpected(repo.error());
+    }
+  } else {
+    // Unsigned (download_url): only the commit a resolve redirected from, echoed as it was.
+    grant.commit = std::string(ctx.target.param("commit").value_or(""));
+    if (grant.commit.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return hub_fail(404, "", "this URL's commit is malformed");
+    }
+  }
   LfsObjectStore store(ctx.store.directory(id));
   // Shared by the response's reader until the last byte is sent.
   auto file = std::make_shared<util::UniqueFd>(
       ::open(store.object_path(oid).c_str(), O_RDONLY | O_CLOEXEC));
   const auto size = store.stored_size(oid);
-  if (!*file || size != grant.size) {
+  if (!*file || !size || (audience == Audience::token_holder && size != grant.size)) {
     return hub_fail(404, "", fmt::format("LFS object {} is not stored here", oid));
   }
   HttpResponse response;
   response.content_type = "application/octet-stream";
-  response.set_header("ETag", fmt::format("\"{}\"", oid));
+  // An object named by its sha256 never changes.
+  mark_cacheable(response, oid, audience, Lifetime::immutable, ctx.settings.http.branch_max_age);
   response.set_header("Accept-Ranges", "bytes");
   // What the resolve's redirect carried, again: huggingface_hub 2.4.0 follows a redirect that
   // stays on the same origin and reads the file's metadata from where it ends.
@@ -390,11 +417,15 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
     response.set_header("X-Repo-Commit", grant.commit);
   }
   response.has_stream = true;
-  if (ctx.request.method == "HEAD") {
+  // A client that holds the object gets a 304 (made by the router) and no bytes.
+  const auto if_none_match = ctx.request.header("if-none-match");
+  if (ctx.request.method == "HEAD" ||
+      (if_none_match && none_match(*if_none_match, fmt::format("\"{}\"", oid)))) {
     response.stream_size = *size;
     return response;
   }
-  const RangeDecision range = decide_range(ctx.request.header("range"), *size);
+  const RangeDecision range =
+      decide_range(effective_range(ctx.request, fmt::format("\"{}\"", oid)), *size);
   if (range.outcome == RangeOutcome::unsatisfiable) {
     HttpResponse refused = error_response(
         HubError{416, "", fmt::format("range not satisfiable for a {}-byte file", *size)});
@@ -429,7 +460,8 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
 }
 
 HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std::string& commit,
-                                       const LfsPointer& pointer) {
+                                       const LfsPointer& pointer, Audience audience,
+                                       Lifetime lifetime) {
   KH_HUB_TRY(signer_of(ctx));
   LfsObjectStore store(ctx.store.directory(id));
   if (store.stored_size(pointer.oid) != pointer.size) {
@@ -442,11 +474,19 @@ HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std
   HttpResponse response;
   response.status = 302;
   response.content_type = "text/plain";
-  response.set_header("Location", download_url(ctx, id, pointer.oid, pointer.size, commit));
+  response.set_header("Location",
+                      download_url(ctx, id, audience, pointer.oid, pointer.size, commit));
   response.set_header("X-Linked-Etag", fmt::format("\"{}\"", pointer.oid));
   response.set_header("X-Linked-Size", std::to_string(pointer.size));
   response.set_header("X-Repo-Commit", commit);
   response.set_header("Accept-Ranges", "bytes");
+  // A public object's Location never expires, so the redirect lives as long as the revision
+  // does; a private one's is signed for an hour and must not outlive that in any cache.
+  if (audience == Audience::everyone) {
+    mark_cacheable(response, "", audience, lifetime, ctx.settings.http.branch_max_age);
+  } else {
+    mark_uncacheable(response);
+  }
   return response;
 }
 

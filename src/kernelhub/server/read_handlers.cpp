@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/byte_range.hpp>
+#include <kernelhub/server/cache_policy.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/hub_timestamp.hpp>
 #include <kernelhub/server/repository_blob_reader.hpp>
@@ -33,6 +34,24 @@ json ref_list(const std::vector<RefEntry>& refs) {
     list.push_back({{"name", ref.name}, {"ref", ref.ref}, {"targetCommit", ref.target_commit}});
   }
   return list;
+}
+
+Audience audience_of(const OpenRepository& repo) {
+  return repo.is_private ? Audience::token_holder : Audience::everyone;
+}
+
+// An answer about commit `sha` the client already holds (If-None-Match names it): the empty
+// 200 the router turns into a 304, made without reading the tree again.
+std::optional<HttpResponse> held_by_client(const Context& ctx, const OpenRepository& repo,
+                                           const std::string& revision, const std::string& sha) {
+  const auto field = ctx.request.header("if-none-match");
+  if (!field || !none_match(*field, fmt::format("\"{}\"", sha))) {
+    return std::nullopt;
+  }
+  HttpResponse response;
+  mark_cacheable(response, sha, audience_of(repo), lifetime_of(revision, sha),
+                 ctx.settings.http.branch_max_age);
+  return response;
 }
 
 }  // namespace
@@ -91,6 +110,9 @@ HubExpected<HttpResponse> repo_info(Context& ctx, const RepoId& id,
   const std::string rev = revision.value_or("main");
   KH_HUB_TRY(check_revision(rev));
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), rev));
+  if (auto held = held_by_client(ctx, repo, rev, sha)) {
+    return std::move(*held);
+  }
   const CommitSummary summary = KH_HUB_TRY(commit_summary(repo.git.get(), sha));
   const bool blobs = ctx.target.flag("blobs");
   const auto items = KH_HUB_TRY(list_tree(repo.git.get(), sha, "", Recursive::yes,
@@ -128,7 +150,11 @@ HubExpected<HttpResponse> repo_info(Context& ctx, const RepoId& id,
   body["downloads"] = 0;
   body["likes"] = 0;
   body["siblings"] = std::move(siblings);
-  return json_response(200, body);
+  HttpResponse response = json_response(200, body);
+  // The answer is a function of the commit: its id is the ETag.
+  mark_cacheable(response, sha, audience_of(repo), lifetime_of(rev, sha),
+                 ctx.settings.http.branch_max_age);
+  return response;
 }
 
 HubExpected<HttpResponse> repo_refs(Context& ctx, const RepoId& id) {
@@ -151,6 +177,9 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
     KH_HUB_TRY(check_repo_path(path));
   }
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
+  if (auto held = held_by_client(ctx, repo, revision, sha)) {
+    return std::move(*held);
+  }
   const bool recursive = ctx.target.flag("recursive");
   const bool expand = ctx.target.flag("expand");
   const auto items = KH_HUB_TRY(list_tree(repo.git.get(), sha, path,
@@ -171,6 +200,10 @@ HubExpected<HttpResponse> repo_tree(Context& ctx, const RepoId& id, const std::s
                                     items.begin() + static_cast<std::ptrdiff_t>(
                                                         std::min(items.size(), cursor + page)));
   HttpResponse response = json_response(200, tree_entries(repo.git.get(), sha, shown, expand));
+  // A page of a tree at one commit never changes (the URL names the path, the page and the
+  // options): the commit id is its ETag.
+  mark_cacheable(response, sha, audience_of(repo), lifetime_of(revision, sha),
+                 ctx.settings.http.branch_max_age);
   if (cursor + page < items.size()) {
     // The client GETs the next page exactly as given, so it is absolute and complete.
     response.set_header(
@@ -187,11 +220,15 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   KH_HUB_TRY(check_revision(revision));
   KH_HUB_TRY(check_repo_path(path));
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
-  const bool is_head = ctx.request.method == "HEAD";
   auto file = read_file(repo.git, sha, path, Content::header);
   if (file && file->lfs) {
-    return lfs_redirect(ctx, id, sha, *file->lfs);
+    return lfs_redirect(ctx, id, sha, *file->lfs, audience_of(repo), lifetime_of(revision, sha));
   }
+  const std::string etag = file ? fmt::format("\"{}\"", file->oid) : std::string();
+  // A client that holds the file gets a 304 (made by the router): its bytes are not read.
+  const auto if_none_match = ctx.request.header("if-none-match");
+  const bool is_head =
+      ctx.request.method == "HEAD" || (file && if_none_match && none_match(*if_none_match, etag));
   // A large blob is inflated while it is sent (loose or whole in a pack); a delta is read whole (libgit2
   // keeps it in memory until the last byte is out).
   std::shared_ptr<BlobReader> reader;
@@ -209,7 +246,8 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   }
   HttpResponse response;
   response.content_type = "application/octet-stream";
-  response.set_header("ETag", fmt::format("\"{}\"", file->oid));
+  mark_cacheable(response, file->oid, audience_of(repo), lifetime_of(revision, sha),
+                 ctx.settings.http.branch_max_age);
   response.set_header("X-Repo-Commit", sha);
   response.set_header("Accept-Ranges", "bytes");
   response.has_stream = true;
@@ -218,7 +256,7 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
     response.stream_size = file->size;
     return response;
   }
-  const RangeDecision range = decide_range(ctx.request.header("range"), file->size);
+  const RangeDecision range = decide_range(effective_range(ctx.request, etag), file->size);
   if (range.outcome == RangeOutcome::unsatisfiable) {
     HttpResponse refused = error_response(
         HubError{416, "", fmt::format("range not satisfiable for a {}-byte file", file->size)});

@@ -160,6 +160,39 @@ util::Expected<StorageSettings> read_storage(const toml::table& parsed,
   return storage;
 }
 
+// `[http]`: branch-max-age, whole seconds from 0 to a day.
+util::Expected<HttpCacheSettings> read_http(const toml::table& parsed,
+                                            const std::filesystem::path& path) {
+  HttpCacheSettings http;
+  const toml::node* section = parsed.get("http");
+  if (section == nullptr) {
+    return http;
+  }
+  const auto where = [&](const toml::node& at) {
+    return fmt::format("{}:{}:{}", path.string(), at.source().begin.line, at.source().begin.column);
+  };
+  const toml::table* table = section->as_table();
+  if (table == nullptr) {
+    return util::fail(fmt::format("{}: http must be a table", where(*section)));
+  }
+  constexpr std::int64_t k_day = 24 * 3600;
+  for (const auto& [key, node] : *table) {
+    const std::string name(key.str());
+    if (name != "branch-max-age") {
+      return util::fail(fmt::format("{}: unknown key http.{}; expected branch-max-age",
+                                    where(node), name));
+    }
+    const auto seconds = node.value<std::int64_t>();
+    if (!node.is_integer() || !seconds || *seconds < 0 || *seconds > k_day) {
+      return util::fail(fmt::format("{}: http.branch-max-age must be a number of seconds from 0 "
+                                    "to {}",
+                                    where(node), k_day));
+    }
+    http.branch_max_age = std::chrono::seconds(*seconds);
+  }
+  return http;
+}
+
 }  // namespace
 
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
@@ -184,6 +217,7 @@ util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
   }
   config.trusted_keys = KH_TRY(read_trusted_keys(parsed, root, path));
   config.storage = KH_TRY(read_storage(parsed, path));
+  config.http = KH_TRY(read_http(parsed, path));
   const toml::table* table = parsed["organizations"].as_table();
   if (table == nullptr) {
     return config;
@@ -207,6 +241,7 @@ util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
   settings.storage = config.storage;
+  settings.http = config.http;
   return settings;
 }
 

@@ -74,6 +74,15 @@ struct StorageSettings {
   std::uint64_t multipart_chunk_size = std::uint64_t{64} << 20;
 };
 
+// `[http]` of config.toml: how long a cache may keep an answer asked for by branch or tag name
+// before it asks again (cache_policy.hpp; answers by commit id are immutable):
+//
+//   [http]
+//   branch-max-age = 5   # seconds; 0: every use is revalidated (no-cache)
+struct HttpCacheSettings {
+  std::chrono::seconds branch_max_age{5};
+};
+
 struct ServerSettings {
   std::filesystem::path root;
   // Empty: no token file was given, so the server is read-only.
@@ -82,6 +91,7 @@ struct ServerSettings {
   std::map<std::string, OrganizationSettings> organizations;
   std::vector<PublishedKey> trusted_keys;
   StorageSettings storage;
+  HttpCacheSettings http;
   // Request bodies above this get 413 before they are read.
   std::size_t max_body_bytes = std::size_t{2} << 30;
   std::size_t threads = 32;
@@ -113,6 +123,7 @@ struct ConfigFile {
   std::map<std::string, OrganizationSettings> organizations;
   std::vector<PublishedKey> trusted_keys;
   StorageSettings storage;
+  HttpCacheSettings http;
 };
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root);
 

@@ -50,6 +50,34 @@ TEST(ServerSettings, StorageSetsTheLfsRuleAndRefusesBadValuesWithTheirLocation) 
   }
 }
 
+TEST(ServerSettings, HttpSetsTheBranchMaxAgeAndRefusesBadValuesWithTheirLocation) {
+  const auto root = std::filesystem::current_path();
+  {
+    const auto defaults = read_config_file(root);
+    ASSERT_TRUE(defaults);
+    EXPECT_EQ(defaults->http.branch_max_age, std::chrono::seconds(5));
+  }
+  std::ofstream(root / "config.toml") << "[http]\nbranch-max-age = 0\n";
+  auto config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->http.branch_max_age, std::chrono::seconds(0));
+  ServerSettings base;
+  base.root = root;
+  const auto reread = reread_settings(base);
+  ASSERT_TRUE(reread) << reread.error().message;
+  EXPECT_EQ(reread->http.branch_max_age, std::chrono::seconds(0));
+  for (const char* bad : {"branch-max-age = -1", "branch-max-age = 86401", "branch-max-age = \"5s\"",
+                          "branch-max-age = 1.5", "max-age = 5"}) {
+    std::ofstream(root / "config.toml") << "[http]\n" << bad << "\n";
+    const auto refused = read_config_file(root);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("config.toml:2:"), std::string::npos)
+        << refused.error().message;
+  }
+  std::ofstream(root / "config.toml") << "http = 5\n";
+  EXPECT_FALSE(read_config_file(root));
+}
+
 TEST(ServerSettings, AnOverDeepDottedKeyIsRefusedWithItsLocation) {
   // Issue 12 item 12: one dotted key of 50,000 parts crashed `kernelhub serve` in toml++.
   const auto root = std::filesystem::current_path();

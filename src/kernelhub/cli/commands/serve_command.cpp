@@ -69,6 +69,7 @@ void run_serve(const ServeOptions& options) {
   settings.organizations = std::move(config.organizations);
   settings.trusted_keys = std::move(config.trusted_keys);
   settings.storage = config.storage;
+  settings.http = config.http;
   const server::ListenAddress address{options.host, options.port};
   const auto on_listening = [&](const std::string& url) {
     std::fprintf(stdout, "%s\n", url.c_str());
