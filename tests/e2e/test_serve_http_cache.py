@@ -111,6 +111,8 @@ http {{
             proxy_http_version 1.1;
             proxy_set_header Host $http_host;
             proxy_cache hub;
+            # The host is part of the key: redirects and tree pages hold absolute URLs.
+            proxy_cache_key $scheme$http_host$request_uri;
             # No proxy_cache_valid: only what the origin's Cache-Control allows is kept.
             proxy_cache_lock on;
             # Concurrent misses wait for the one fetch however long it takes (nothing timed).

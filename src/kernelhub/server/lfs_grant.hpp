@@ -16,6 +16,8 @@ namespace kernelhub::server {
 // huggingface.co), and a resolve's 302 leads to a CDN URL that works without one: so each of
 // those URLs carries what it allows, when that ends, and an HMAC-SHA256 of both under a key
 // only this server process holds (a restart voids the URLs it gave, as an expiry would).
+// Download URLs are signed for private repositories only: a public object's URL is plain and
+// stable, so caches keep one copy of it (lfs_handlers.cpp, cache_policy.hpp).
 class UrlSigner {
  public:
   UrlSigner();                          // a random key

@@ -390,10 +390,14 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
       return tl::unexpected(repo.error());
     }
   } else {
-    // Unsigned (download_url): only the commit a resolve redirected from, echoed as it was.
+    // Unsigned (download_url): only the commit a resolve redirected from, sent back as
+    // X-Repo-Commit, so it must be one of this repository's.
     grant.commit = std::string(ctx.target.param("commit").value_or(""));
-    if (grant.commit.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      return hub_fail(404, "", "this URL's commit is malformed");
+    if (!grant.commit.empty() &&
+        (grant.commit.find_first_not_of("0123456789abcdef") != std::string::npos ||
+         resolve_revision(repo->git.get(), grant.commit) != grant.commit)) {
+      return hub_fail(404, "", fmt::format("this URL's commit \"{}\" is not one of {}",
+                                           grant.commit.substr(0, 64), id.id()));
     }
   }
   LfsObjectStore store(ctx.store.directory(id));

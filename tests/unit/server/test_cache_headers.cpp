@@ -278,6 +278,11 @@ TEST_F(CacheHeadersTest, PublicLfsRedirectAndDownloadAreStableAndImmutable) {
   const auto part = send("GET", path_of(location), false, {{"range", "bytes=6-"}});
   EXPECT_EQ(part.status, 206);
   EXPECT_EQ(header(part, "ETag"), std::string("\"") + k_lfs_oid + "\"");
+  // The commit it sends back as X-Repo-Commit must be one of the repository's.
+  const std::string bare = path_of(location).substr(0, path_of(location).find('?'));
+  EXPECT_EQ(send("GET", bare, false).status, 200);
+  EXPECT_EQ(send("GET", bare + "?commit=" + std::string(40, 'a'), false).status, 404);
+  EXPECT_EQ(send("GET", bare + "?commit=" + sha + "x", false).status, 404);
 }
 
 TEST_F(CacheHeadersTest, PrivateLfsRedirectIsNeverStoredAndItsUrlStaysSigned) {
