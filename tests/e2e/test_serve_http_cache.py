@@ -33,7 +33,8 @@ from serve_helpers import commit, http, run_client
 
 NGINX = "/usr/sbin/nginx"
 BRANCH_MAX_AGE = 2
-CONFIG = f"[organizations.org]\ntrustedKernelPublisher = true\n\n[http]\nbranch-max-age = {BRANCH_MAX_AGE}\n"
+CONFIG = (f"[organizations.org]\ntrustedKernelPublisher = true\n\n"
+          f"[http]\nbranch-max-age = {BRANCH_MAX_AGE}\n")
 VARIANT = "build/torch-cpu-cxx11-cpu-x86_64-linux"
 IMMUTABLE = "public, max-age=31536000, immutable"
 CLIENTS = 200
@@ -98,7 +99,8 @@ http {{
     fastcgi_temp_path {tmp}/fastcgi_temp;
     uwsgi_temp_path {tmp}/uwsgi_temp;
     scgi_temp_path {tmp}/scgi_temp;
-    proxy_cache_path {tmp}/cache levels=1:2 keys_zone=hub:10m max_size=1g inactive=1h use_temp_path=off;
+    proxy_cache_path {tmp}/cache levels=1:2 keys_zone=hub:10m max_size=1g inactive=1h
+                     use_temp_path=off;
     upstream origin {{
         server {first};
         server {second};
@@ -146,13 +148,22 @@ class Nginx:
             except OSError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.process.kill()
-                    raise AssertionError(f"nginx did not start: {self.process.stderr.read()!r}"
-                                         f"{(tmp / 'error.log').read_text() if (tmp / 'error.log').exists() else ''}")
+                    log = tmp / "error.log"
+                    raise AssertionError(f"nginx did not start: {self.process.stderr.read()!r} "
+                                         f"{log.read_text() if log.exists() else ''}")
                 time.sleep(0.05)
 
-    def log(self):
-        """(method, uri, cache status, upstream address, status) per request so far."""
-        lines = (self.tmp / "access.log").read_text().splitlines()
+    def log(self, requests):
+        """(method, uri, cache status, upstream address, status) of each of the first
+        `requests` requests. nginx logs a request after its answer is out, so this waits for
+        the lines; the deadline only ends a hung wait."""
+        deadline = time.monotonic() + 60
+        while True:
+            lines = (self.tmp / "access.log").read_text().splitlines()
+            if len(lines) >= requests or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(lines) == requests, (requests, lines[-5:])
         return [tuple(line.split(" ")) for line in lines]
 
     def stop(self):
@@ -297,7 +308,8 @@ def test_200_downloads_through_nginx_reach_the_origin_once_per_file(replicas, pr
     # From nginx's log: which requests it sent on to an origin (an upstream address), per URL.
     origin = collections.Counter()
     served = collections.Counter()
-    for method, uri, _, upstream, _ in proxy.log():
+    # Each client asked for every file, and followed the library's redirect.
+    for method, uri, _, upstream, _ in proxy.log(CLIENTS * (len(files) + 1)):
         served[uri] += 1
         if upstream != "-":
             origin[uri] += 1
@@ -313,11 +325,12 @@ def test_200_downloads_through_nginx_reach_the_origin_once_per_file(replicas, pr
           f"{sum(origin.values())} to the origins: {dict(origin)}")
 
     # huggingface_hub through the cache gets the same bytes, named by the same ETags.
-    fetched = run_client(type("Proxy", (), {"url": proxy.url, "token": None})(), tmp_path / "hf", f"""
-        import hashlib, json
+    through_proxy = type("Proxy", (), {"url": proxy.url, "token": None})()
+    fetched = run_client(through_proxy, tmp_path / "hf", f"""
+        import hashlib, json, pathlib
         from huggingface_hub import snapshot_download
-        folder = snapshot_download("org/relu", repo_type="kernel", allow_patterns=[{VARIANT + "/*"!r}])
-        import pathlib
+        folder = snapshot_download("org/relu", repo_type="kernel",
+                                   allow_patterns=[{VARIANT + "/*"!r}])
         print(json.dumps({{str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
                           for p in pathlib.Path(folder).rglob("*") if p.is_file()}}))
     """, token=False)
@@ -338,7 +351,7 @@ def test_a_private_file_is_never_served_from_the_cache_to_an_anonymous_client(re
         status, headers, body = _fetch(url, token=first.token)
         assert (status, body) == (200, secret["notes/secret.txt"]), (round_, status, body)
         assert headers["Cache-Control"] == "private, no-cache"
-    for method, uri, cache, upstream, status in proxy.log():
+    for method, uri, cache, upstream, status in proxy.log(6):
         # Every request went to an origin; none was answered from the cache.
         assert upstream != "-" and cache != "HIT", (method, uri, cache, upstream, status)
 
@@ -367,5 +380,5 @@ def test_a_new_upload_to_a_branch_shows_through_the_cache_within_its_max_age(rep
         assert body == b"first\n", body
         assert time.monotonic() < deadline, f"still {body!r} after {len(seen)} tries"
         time.sleep(0.2)
-    statuses = [entry[2] for entry in proxy.log() if entry[1].endswith("/resolve/main/notes.txt")]
+    statuses = [entry[2] for entry in proxy.log(1 + len(seen))]
     assert statuses[0] == "MISS" and statuses[-1] in ("EXPIRED", "MISS"), statuses

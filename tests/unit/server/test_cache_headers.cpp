@@ -23,7 +23,8 @@ constexpr const char* k_token = "secret-token";
 constexpr const char* k_base = "http://127.0.0.1:9";
 constexpr const char* k_immutable = "public, max-age=31536000, immutable";
 // sha256("hello lfs\n") and base64("hello world") / its git blob id.
-constexpr const char* k_lfs_oid = "4859402c258b836d02e955d1090e29f586e58b2040504d68afec3d8d43757bba";
+constexpr const char* k_lfs_oid =
+    "4859402c258b836d02e955d1090e29f586e58b2040504d68afec3d8d43757bba";
 constexpr const char* k_hello_base64 = "aGVsbG8gd29ybGQ=";
 constexpr const char* k_hello_blob = "95d09f2b10159347eece71399a7e2e907ea3df4f";
 
@@ -214,7 +215,8 @@ TEST_F(CacheHeadersTest, PrivateAnswersArePrivateAndTheirRefusalsVaryOnAuthoriza
     EXPECT_EQ(header(anonymous, "Cache-Control").find("public"), std::string::npos);
     EXPECT_NE(header(anonymous, "Vary").find("Authorization"), std::string::npos);
   }
-  for (const std::string& api : {"/api/kernels/org/k/tree/" + sha, std::string("/api/kernels/org/k")}) {
+  for (const std::string& api :
+       {"/api/kernels/org/k/tree/" + sha, std::string("/api/kernels/org/k")}) {
     const auto listed = send("GET", api);
     EXPECT_EQ(listed.status, 200) << api;
     EXPECT_EQ(header(listed, "Cache-Control"), "private, no-cache") << api;

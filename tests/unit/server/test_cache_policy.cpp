@@ -65,7 +65,8 @@ TEST(CachePolicy, LifetimeIsImmutableOnlyForTheCommitItself) {
 
 TEST(CachePolicy, EachAudienceAndLifetimeGetsItsCacheControl) {
   HttpResponse immutable;
-  mark_cacheable(immutable, "abc", Audience::everyone, Lifetime::immutable, std::chrono::seconds(5));
+  mark_cacheable(immutable, "abc", Audience::everyone, Lifetime::immutable,
+                 std::chrono::seconds(5));
   EXPECT_EQ(header(immutable, "ETag"), "\"abc\"");
   EXPECT_EQ(header(immutable, "Cache-Control"), "public, max-age=31536000, immutable");
 

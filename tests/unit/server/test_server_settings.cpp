@@ -66,8 +66,8 @@ TEST(ServerSettings, HttpSetsTheBranchMaxAgeAndRefusesBadValuesWithTheirLocation
   const auto reread = reread_settings(base);
   ASSERT_TRUE(reread) << reread.error().message;
   EXPECT_EQ(reread->http.branch_max_age, std::chrono::seconds(0));
-  for (const char* bad : {"branch-max-age = -1", "branch-max-age = 86401", "branch-max-age = \"5s\"",
-                          "branch-max-age = 1.5", "max-age = 5"}) {
+  for (const char* bad : {"branch-max-age = -1", "branch-max-age = 86401",
+                          "branch-max-age = \"5s\"", "branch-max-age = 1.5", "max-age = 5"}) {
     std::ofstream(root / "config.toml") << "[http]\n" << bad << "\n";
     const auto refused = read_config_file(root);
     ASSERT_FALSE(refused) << bad;
