@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <kernelhub/server/git_http.hpp>
+#include <kernelhub/hub/http_transport.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/web/login_page.hpp>
 #include <kernelhub/server/web/web_pages.hpp>
@@ -349,6 +350,7 @@ HubRouter::HubRouter(ServerSettings settings, VariantCheckQueue::Run checks)
       m_token_stamp(settings.token_file.empty() ? FileStamp{} : file_stamp(settings.token_file)),
       m_store(settings.root),
       m_sessions(settings.session_lifetime),
+      m_mirror(m_store, hub::make_curl_transport()),
       m_variant_checks(m_store, checks) {
   m_settings = std::make_shared<const ServerSettings>(std::move(settings));
 }
@@ -452,6 +454,7 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   handlers::Context ctx{*settings, m_store, request, *target};
   ctx.signer = &m_signer;
   ctx.variant_checks = &m_variant_checks;
+  ctx.mirror = &m_mirror;
   const Segments segments(target->segments);
   // A session cookie counts for reads outside /api only: the API and every write keep
   // needing the Authorization header, which no other site's page can make a browser send.
@@ -465,7 +468,11 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
     ctx.session_token = &*session_token;
   }
   HubExpected<HttpResponse> response;
-  if (is_session_route(segments)) {
+  // A mirror fetches what the request names first, when it lacks it (upstream_mirror.hpp).
+  const HubExpected<std::string> mirrored = m_mirror.prepare(ctx);
+  if (!mirrored) {
+    response = tl::unexpected(mirrored.error());
+  } else if (is_session_route(segments)) {
     response = sign_in(ctx);
   } else if (segments.empty()) {
     response = is_read(request) ? handlers::index_page(ctx) : wrong_method(request);
@@ -476,6 +483,9 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   }
   HttpResponse answer = response ? std::move(*response) : error_response(response.error());
   web::fill_account(answer, session_token && handlers::has_valid_token(ctx));
+  if (mirrored && !mirrored->empty()) {
+    answer.set_header(std::string(k_mirror_header), *mirrored);
+  }
   return answer;
 }
 
