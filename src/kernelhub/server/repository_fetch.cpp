@@ -22,6 +22,15 @@ namespace fs = std::filesystem;
 constexpr const char* k_mirror_key = "kernelhub.mirror";
 constexpr const char* k_private_key = "kernelhub.private";
 
+// libgit2 counts its initialisations: each entry point holds one, so these functions work
+// with or without a RepositoryStore alive.
+struct Libgit2 {
+  Libgit2() { git_libgit2_init(); }
+  ~Libgit2() { git_libgit2_shutdown(); }
+  Libgit2(const Libgit2&) = delete;
+  Libgit2& operator=(const Libgit2&) = delete;
+};
+
 using Repository = git::Owned<git_repository, git_repository_free>;
 using Remote = git::Owned<git_remote, git_remote_free>;
 using Transaction = git::Owned<git_transaction, git_transaction_free>;
@@ -83,6 +92,7 @@ util::Expected<void> set_config(const fs::path& dir, const char* key, const std:
 }  // namespace
 
 util::Expected<FetchSummary> fetch_into(const fs::path& dir, const UpstreamSource& source) {
+  const Libgit2 libgit2;
   const Repository repo = KH_TRY(open_bare(dir));
   git_remote* raw_remote = nullptr;
   if (git_remote_create_anonymous(&raw_remote, repo.get(), source.url.c_str()) != 0) {
@@ -175,6 +185,7 @@ util::Expected<FetchSummary> fetch_into(const fs::path& dir, const UpstreamSourc
 
 util::Expected<void> init_mirror_repository(const fs::path& dir, const std::string& upstream,
                                             bool is_private) {
+  const Libgit2 libgit2;
   git_repository_init_options options = GIT_REPOSITORY_INIT_OPTIONS_INIT;
   options.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH |
                   GIT_REPOSITORY_INIT_NO_REINIT;
@@ -191,6 +202,7 @@ util::Expected<void> init_mirror_repository(const fs::path& dir, const std::stri
 }
 
 std::optional<std::string> mirrored_upstream(const fs::path& dir) {
+  const Libgit2 libgit2;
   auto repo = open_bare(dir);
   if (!repo) {
     return std::nullopt;
@@ -209,6 +221,7 @@ std::optional<std::string> mirrored_upstream(const fs::path& dir) {
 }
 
 util::Expected<void> set_private_flag(const fs::path& dir, bool is_private) {
+  const Libgit2 libgit2;
   return set_config(dir, k_private_key, nullptr, is_private);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -27,6 +28,8 @@ class SingleFlight {
       if (!slot) {
         slot = std::make_shared<Flight>();
         leader = true;
+      } else {
+        ++slot->waiters;
       }
       flight = slot;
     }
@@ -50,12 +53,20 @@ class SingleFlight {
     return *result;
   }
 
+  // How many callers wait for the flight of `key` now (not counting its leader).
+  std::size_t waiters(const std::string& key) {
+    std::lock_guard lock(m_mutex);
+    const auto it = m_flights.find(key);
+    return it == m_flights.end() ? 0 : it->second->waiters;
+  }
+
  private:
   struct Flight {
     std::mutex mutex;
     std::condition_variable done;
     std::optional<Result> result;
     bool abandoned = false;
+    std::size_t waiters = 0;  // guarded by SingleFlight::m_mutex
   };
 
   void finish(const std::string& key, Flight& flight, const std::optional<Result>& result) {
