@@ -13,11 +13,11 @@ util::Expected<std::string> normalize_upstream_url(std::string url) {
     return util::fail(fmt::format("mirror upstream \"{}\" must be an http:// or https:// URL",
                                   url));
   }
-  while (url.ends_with('/')) {
+  const std::size_t host = http ? 7 : 8;
+  while (url.size() > host && url.ends_with('/')) {
     url.pop_back();
   }
-  const std::size_t host = http ? 7 : 8;
-  if (url.size() == host || url.find_first_of("?#", host) != std::string::npos ||
+  if (url.size() == host || url[host] == '/' || url.find_first_of("?#", host) != std::string::npos ||
       url.find_first_of(" \t\r\n") != std::string::npos) {
     return util::fail(fmt::format("mirror upstream \"{}\" must be a base URL such as "
                                   "https://huggingface.co (a host, no query, no blanks)",

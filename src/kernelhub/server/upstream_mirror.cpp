@@ -352,7 +352,10 @@ HubExpected<std::string> UpstreamMirror::prepare(handlers::Context& ctx) {
     miss = !resolved && resolved.error().status == 404;
   }
   local = tl::unexpected(HubError{});  // the handle back to its pool before the fetch
-  const bool due = !target->lfs && Clock::now() - state.started >= settings.refresh;
+  // A full commit id the mirror has names the same files forever: nothing to refresh.
+  const bool pinned = !miss && target->revision && target->revision->size() == 40 &&
+                      target->revision->find_first_not_of("0123456789abcdef") == std::string::npos;
+  const bool due = !target->lfs && !pinned && Clock::now() - state.started >= settings.refresh;
   if (!miss && !due) {
     return state.error.empty() ? std::string() : stale(state.error);
   }
