@@ -2,7 +2,8 @@
 """`kernelhub serve --mirror` (issue 23 §1, docs/mirror.md): an upstream `kernelhub serve`
 stands in for huggingface.co with a kernel of several versions, a mirror stands in front of
 it, and the reference `kernels`, huggingface_hub and our `kernelhub` (Python and CLI) load
-through the mirror with the upstream's commit ids; loads go on while the upstream is down (the
+through the mirror with the upstream's commit ids (a kernels.lock written against the upstream,
+at a commit no branch points at any more, downloads through the mirror); loads go on while the upstream is down (the
 answers say so); a version published upstream appears on the mirror after `refresh`; fifty
 concurrent first downloads make one upstream fetch per file; a private upstream repository is
 served only to the mirror's own token holders; mirrored repositories refuse writes."""
@@ -242,5 +243,35 @@ def test_a_private_upstream_repository_is_served_to_the_mirrors_own_users_only(
                                headers={"Content-Type": "application/json"})
         assert status == 200, body
         assert commit(mirror, "kernels/trusted/own", "main", files)[0] == 200
+    finally:
+        stop_hub_server(mirror)
+
+
+def test_a_lock_written_against_the_upstream_downloads_through_the_mirror(
+        kernelhub_bin, upstream, tmp_path):
+    publish_versions(upstream, tmp_path, versions=(1,))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        f'[project]\nname = "app"\n\n[tool.kernels.dependencies]\n"{REPO}" = 1\n')
+
+    def cli(url, cache, *args):
+        return subprocess.run([str(kernelhub_bin), *map(str, args)], capture_output=True,
+                              text=True, timeout=300, stdin=subprocess.DEVNULL,
+                              env={**os.environ, **hub_env(url, cache)})
+
+    locked = cli(upstream.url, tmp_path / "lock-cache", "lock", project, "--json")
+    assert locked.returncode == 0, locked.stderr
+    commit_id = json.loads(locked.stdout)["entries"][0]["commit"]
+    assert commit_id == refs(upstream)["v1"]
+    # v1 moves on upstream: the locked commit is history now, no branch's tip.
+    status, _, body = commit(upstream, f"kernels/{REPO}", "v1", {"README.md": b"# moved on\n"})
+    assert status == 200, body
+    assert refs(upstream)["v1"] != commit_id
+    mirror = start_mirror(kernelhub_bin, tmp_path, upstream.url)
+    try:
+        got = cli(mirror.url, tmp_path / "mirror-cache", "download", project, "--json")
+        assert got.returncode == 0, got.stderr
+        assert commit_id in got.stdout
     finally:
         stop_hub_server(mirror)
