@@ -133,6 +133,10 @@ def test_kernels_huggingface_hub_and_kernelhub_load_through_the_mirror(
         assert shas[2] in cli.stdout
     finally:
         stop_hub_server(mirror)
+    # The operator sees what was fetched.
+    log = mirror.process.stderr.read()
+    assert f"mirror: fetched kernels {REPO} from {upstream.url}" in log, log
+    assert "mirror: fetched LFS object " in log, log
 
 
 def test_loads_go_on_while_the_upstream_is_down_and_say_so(kernelhub_bin, upstream, tmp_path):

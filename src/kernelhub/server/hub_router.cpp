@@ -408,6 +408,7 @@ util::Expected<bool> HubRouter::reload(Reload when) {
 void HubRouter::watch_settings(std::chrono::milliseconds interval,
                                std::function<void(const std::string&)> log) {
   m_watch_interval = interval;
+  m_mirror.set_log(log);
   m_log = std::move(log);
 }
 

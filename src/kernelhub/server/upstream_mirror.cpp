@@ -272,6 +272,12 @@ UpstreamMirror::UpstreamMirror(RepositoryStore& store, std::shared_ptr<hub::Tran
 
 UpstreamMirror::~UpstreamMirror() = default;
 
+void UpstreamMirror::log(const std::string& message) const {
+  if (m_log) {
+    m_log("mirror: " + message);
+  }
+}
+
 UpstreamMirror::RepoState UpstreamMirror::state_of(const RepoId& id) {
   const std::string key = m_store.directory(id).string();
   {
@@ -414,6 +420,7 @@ UpstreamMirror::Synced UpstreamMirror::sync_once(const MirrorSettings& settings,
       state.error = error;
       record(id, state);
     }
+    log(fmt::format("{} {}: {}", api_part(id.type), id.id(), error));
     return Synced{false, status, std::move(error)};
   };
   const UpstreamInfo info = ask_upstream(*m_transport, settings, id);
@@ -443,13 +450,17 @@ UpstreamMirror::Synced UpstreamMirror::sync_once(const MirrorSettings& settings,
       // Our own upstream answers a model's info for a kernel of the same name, and then has
       // no model to clone: the clone's 404 is the repository's absence.
       const bool absent = fetched.error().message.find("404") != std::string::npos;
-      return Synced{false, absent ? 404 : 503,
-                    fmt::format("cannot fetch {} from {}: {}", id.id(), settings.upstream,
-                                fetched.error().message)};
+      Synced failure{false, absent ? 404 : 503,
+                     fmt::format("cannot fetch {} from {}: {}", id.id(), settings.upstream,
+                                 fetched.error().message)};
+      log(failure.error);
+      return failure;
     }
     fs::rename(temp, dir, ec);
     if (ec) {
       fs::remove_all(temp, ec);  // another process (or flight) made it first
+    } else {
+      log(fmt::format("fetched {} {} from {}", api_part(id.type), id.id(), settings.upstream));
     }
   } else {
     std::lock_guard write(m_store.write_mutex(id));
@@ -457,6 +468,10 @@ UpstreamMirror::Synced UpstreamMirror::sync_once(const MirrorSettings& settings,
     if (!fetched) {
       return failed(503, fmt::format("cannot fetch {} from {}: {}", id.id(), settings.upstream,
                                      fetched.error().message));
+    }
+    if (fetched->changed > 0) {
+      log(fmt::format("refreshed {} {} from {}: {} ref(s) changed", api_part(id.type), id.id(),
+                      settings.upstream, fetched->changed));
     }
     auto opened = m_store.open(id);
     if (opened && opened->is_private != info.is_private) {
@@ -550,8 +565,11 @@ HubExpected<void> UpstreamMirror::fetch_lfs(const MirrorSettings& settings, cons
                                 : HubExpected<void>(tl::unexpected(downloaded.error()));
     fs::remove(pattern, ec);
     if (!installed) {
+      log(fmt::format("LFS object {} of {}: {}", oid, id.id(), installed.error().message));
       return fail(installed.error().message);
     }
+    log(fmt::format("fetched LFS object {} ({} bytes) of {} {}", oid, size, api_part(id.type),
+                    id.id()));
     return {};
   });
 }

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,9 @@ class UpstreamMirror {
   HubExpected<void> fetch_lfs(const MirrorSettings& settings, const RepoId& id,
                               const std::string& oid, std::uint64_t size);
 
+  // Where each upstream fetch is reported (`serve`'s stderr); set before serving.
+  void set_log(std::function<void(const std::string&)> log) { m_log = std::move(log); }
+
  private:
   struct RepoState {
     std::chrono::steady_clock::time_point started{};  // when the last fetch began
@@ -102,7 +106,10 @@ class UpstreamMirror {
   RepoState state_of(const RepoId& id);
   void record(const RepoId& id, const RepoState& state);
 
+  void log(const std::string& message) const;
+
   RepositoryStore& m_store;
+  std::function<void(const std::string&)> m_log;
   std::shared_ptr<hub::Transport> m_transport;
   std::mutex m_mutex;
   std::map<std::string, RepoState> m_states;
