@@ -284,3 +284,49 @@ def test_cpp_refuses_a_kernel_that_needs_a_newer_kernels(kernel_builder, program
     loaded = subprocess.run([out / "relu_side_by_side", kernel], capture_output=True, text=True,
                             env=env, timeout=300)
     assert loaded.returncode == 0, loaded.stdout + loaded.stderr
+
+
+def test_cpp_get_kernel_loads_through_a_mirror(kernel_builder, kernelhub_bin, built_example,
+                                               programs, tmp_path):
+    """issue 23 §1: relu_from_hub loads through `kernelhub serve --mirror` in front of the hub
+    the kernel was uploaded to, and again with that hub stopped (docs/mirror.md)."""
+    out, env = programs
+    kernel = shared_build(built_example)
+    trusted = "[organizations.cpp]\ntrustedKernelPublisher = true\n"
+    servers = {}
+    for name in ("upstream", "mirror"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "config.toml").write_text(trusted)
+        (tmp_path / f"{name}-tokens").write_text("cpp-token\n")
+        args = [str(kernelhub_bin), "serve", "--root", str(root), "--port", "0",
+                "--token-file", str(tmp_path / f"{name}-tokens")]
+        if name == "mirror":
+            args += ["--mirror", servers["upstream"][1]]
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True)
+        servers[name] = (process, process.stdout.readline().strip())
+    try:
+        def hub_env(url, cache):
+            env_ = dict(env, HF_ENDPOINT=url, HF_HOME=str(tmp_path / "home"),
+                        HF_HUB_CACHE=str(cache), NO_PROXY="127.0.0.1,localhost")
+            env_.pop("HF_HUB_OFFLINE", None)
+            return env_
+
+        run([kernel_builder, "upload", kernel, "--repo-id", "cpp/relu", "--branch", "v1"],
+            env=dict(hub_env(servers["upstream"][1], tmp_path / "up"), HF_TOKEN="cpp-token"),
+            check=True)
+        mirror_url = servers["mirror"][1]
+        for cache in ("cache-1", "cache-2"):
+            result = subprocess.run([out / "relu_from_hub", "cpp/relu", "1"],
+                                    capture_output=True, text=True, timeout=300,
+                                    env=hub_env(mirror_url, tmp_path / cache))
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert result.stdout.strip().endswith("matches torch::relu")
+            # The second load, from a fresh cache, with the upstream gone.
+            servers["upstream"][0].terminate()
+            servers["upstream"][0].wait(timeout=10)
+    finally:
+        for process, _ in servers.values():
+            process.terminate()
+            process.wait(timeout=10)

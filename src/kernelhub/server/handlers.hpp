@@ -19,6 +19,10 @@
 #include <kernelhub/server/server_settings.hpp>
 #include <kernelhub/server/variant_check_queue.hpp>
 
+namespace kernelhub::server {
+class UpstreamMirror;
+}
+
 // The endpoint handlers behind HubRouter; private to the server layer.
 namespace kernelhub::server::handlers {
 
@@ -36,6 +40,9 @@ struct Context {
   // Where a new commit of a kernel is queued for the check of its variants
   // (variant_check_queue.hpp); null where nothing is checked after commits.
   VariantCheckQueue* variant_checks = nullptr;
+  // Where an LFS object a mirrored repository lacks is fetched from (upstream_mirror.hpp);
+  // null where this hub mirrors nothing.
+  UpstreamMirror* mirror = nullptr;
 };
 
 // Reads (read_handlers.cpp). `revision` nullopt means the default branch.

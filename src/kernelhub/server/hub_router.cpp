@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <kernelhub/hub/http_transport.hpp>
 #include <kernelhub/server/cache_policy.hpp>
 #include <kernelhub/server/git_http.hpp>
 #include <kernelhub/server/handlers.hpp>
@@ -350,6 +351,7 @@ HubRouter::HubRouter(ServerSettings settings, VariantCheckQueue::Run checks)
       m_token_stamp(settings.token_file.empty() ? FileStamp{} : file_stamp(settings.token_file)),
       m_store(settings.root),
       m_sessions(settings.session_lifetime),
+      m_mirror(m_store, hub::make_curl_transport()),
       m_variant_checks(m_store, checks) {
   m_settings = std::make_shared<const ServerSettings>(std::move(settings));
 }
@@ -407,6 +409,7 @@ util::Expected<bool> HubRouter::reload(Reload when) {
 void HubRouter::watch_settings(std::chrono::milliseconds interval,
                                std::function<void(const std::string&)> log) {
   m_watch_interval = interval;
+  m_mirror.set_log(log);
   m_log = std::move(log);
 }
 
@@ -453,6 +456,7 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   handlers::Context ctx{*settings, m_store, request, *target};
   ctx.signer = &m_signer;
   ctx.variant_checks = &m_variant_checks;
+  ctx.mirror = &m_mirror;
   const Segments segments(target->segments);
   // A session cookie counts for reads outside /api only: the API and every write keep
   // needing the Authorization header, which no other site's page can make a browser send.
@@ -467,7 +471,11 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
     ctx.session_token = &*session_token;
   }
   HubExpected<HttpResponse> response;
-  if (is_session_route(segments)) {
+  // A mirror fetches what the request names first, when it lacks it (upstream_mirror.hpp).
+  const HubExpected<std::string> mirrored = m_mirror.prepare(ctx);
+  if (!mirrored) {
+    response = tl::unexpected(mirrored.error());
+  } else if (is_session_route(segments)) {
     response = sign_in(ctx);
   } else if (segments.empty()) {
     response = is_read(request) ? handlers::index_page(ctx) : wrong_method(request);
@@ -479,6 +487,9 @@ HttpResponse HubRouter::handle(const HttpRequest& request) {
   HttpResponse answer = response ? std::move(*response) : error_response(response.error());
   web::fill_account(answer, session_token && handlers::has_valid_token(ctx));
   finish_caching(request, answer, cookie_counts);
+  if (mirrored && !mirrored->empty()) {
+    answer.set_header(std::string(k_mirror_header), *mirrored);
+  }
   return answer;
 }
 

@@ -15,6 +15,7 @@
 #include <kernelhub/server/repository_store.hpp>
 #include <kernelhub/server/server_settings.hpp>
 #include <kernelhub/server/session_store.hpp>
+#include <kernelhub/server/upstream_mirror.hpp>
 #include <kernelhub/server/variant_check_queue.hpp>
 #include <kernelhub/util/expected.hpp>
 
@@ -86,6 +87,7 @@ class HubRouter {
   SessionStore m_sessions;
   LoginThrottle m_login_throttle;
   UrlSigner m_signer;  // the LFS URLs' key: new each start, so a restart voids them
+  UpstreamMirror m_mirror;  // idle unless settings.mirror names an upstream
   // After m_store, which its worker reads: destroyed (its worker stopped) first.
   VariantCheckQueue m_variant_checks;
 };

@@ -19,6 +19,7 @@
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_reader.hpp>
+#include <kernelhub/server/upstream_mirror.hpp>
 #include <kernelhub/util/unique_fd.hpp>
 
 namespace kernelhub::server::handlers {
@@ -178,8 +179,14 @@ json batch_object(const Context& ctx, const RepoId& id, Audience audience, LfsOb
   if (!size_ok) {
     return fail(422, "the size must be a non-negative integer");
   }
-  const auto stored = store.stored_size(oid);
+  auto stored = store.stored_size(oid);
   if (!upload) {
+    if (stored != size && ctx.mirror != nullptr) {
+      if (auto fetched = ctx.mirror->fetch_lfs(ctx.settings.mirror, id, oid, size); !fetched) {
+        return fail(fetched.error().status, fetched.error().message);
+      }
+      stored = store.stored_size(oid);
+    }
     if (stored != size) {
       return fail(404, "object not found in this repository");
     }
@@ -468,6 +475,9 @@ HubExpected<HttpResponse> lfs_redirect(Context& ctx, const RepoId& id, const std
                                        Lifetime lifetime) {
   KH_HUB_TRY(signer_of(ctx));
   LfsObjectStore store(ctx.store.directory(id));
+  if (store.stored_size(pointer.oid) != pointer.size && ctx.mirror != nullptr) {
+    KH_HUB_TRY(ctx.mirror->fetch_lfs(ctx.settings.mirror, id, pointer.oid, pointer.size));
+  }
   if (store.stored_size(pointer.oid) != pointer.size) {
     HttpResponse missing = error_response(HubError{
         404, "", fmt::format("the LFS object {} this file points at is not stored on this hub",

@@ -245,6 +245,11 @@ HubExpected<bool> RepositoryStore::create(const RepoId& id, bool is_private) {
   return true;
 }
 
+void RepositoryStore::forget(const RepoId& id) {
+  std::lock_guard lock(m_mutex);
+  m_pools.erase(directory(id).string());
+}
+
 std::mutex& RepositoryStore::write_mutex(const RepoId& id) {
   std::lock_guard lock(m_mutex);
   auto& slot = m_write_mutexes[directory(id).string()];

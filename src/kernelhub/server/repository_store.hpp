@@ -44,6 +44,10 @@ class RepositoryStore {
   // nothing or a whole repository. Returns false when it already exists.
   HubExpected<bool> create(const RepoId& id, bool is_private);
 
+  // Drops the repository's pool of handles, so the next open reads its config (the private
+  // flag) again; handles in use stay valid. For a mirror whose upstream changed the flag.
+  void forget(const RepoId& id);
+
   // Serialises the writes to one repository within this process; the ref update's
   // compare-and-swap guards against anything else.
   std::mutex& write_mutex(const RepoId& id);

@@ -193,6 +193,65 @@ util::Expected<HttpCacheSettings> read_http(const toml::table& parsed,
   return http;
 }
 
+// `[mirror]` (mirror_settings.hpp): the token file is read here, so a reload picks up a new one.
+util::Expected<MirrorSettings> read_mirror(const toml::table& parsed,
+                                           const std::filesystem::path& path,
+                                           const std::filesystem::path& root) {
+  MirrorSettings mirror;
+  const toml::node* section = parsed.get("mirror");
+  if (section == nullptr) {
+    return mirror;
+  }
+  const auto where = [&](const toml::node& at) {
+    return fmt::format("{}:{}:{}", path.string(), at.source().begin.line, at.source().begin.column);
+  };
+  const toml::table* table = section->as_table();
+  if (table == nullptr) {
+    return util::fail(fmt::format("{}: mirror must be a table", where(*section)));
+  }
+  for (const auto& [key, node] : *table) {
+    const std::string name(key.str());
+    if (name == "upstream" || name == "token-file") {
+      const auto text = node.value<std::string>();
+      if (!node.is_string() || text->empty()) {
+        return util::fail(fmt::format("{}: mirror.{} must be a non-empty string", where(node),
+                                      name));
+      }
+      if (name == "upstream") {
+        auto url = normalize_upstream_url(*text);
+        if (!url) {
+          return util::fail(fmt::format("{}: {}", where(node), url.error().message));
+        }
+        mirror.upstream = std::move(*url);
+      } else {
+        mirror.token_file = std::filesystem::path(*text).is_absolute()
+                                ? std::filesystem::path(*text)
+                                : root / *text;
+      }
+    } else if (name == "refresh") {
+      const auto seconds = node.value<std::int64_t>();
+      if (!node.is_integer() || *seconds < 0) {
+        return util::fail(fmt::format("{}: mirror.refresh must be a non-negative number of "
+                                      "seconds",
+                                      where(node)));
+      }
+      mirror.refresh = std::chrono::seconds(*seconds);
+    } else {
+      return util::fail(fmt::format("{}: unknown key mirror.{}; expected upstream, token-file "
+                                    "or refresh",
+                                    where(node), name));
+    }
+  }
+  if (!mirror.token_file.empty()) {
+    auto token = read_mirror_token(mirror.token_file);
+    if (!token) {
+      return util::fail(fmt::format("{}: {}", where(*section), token.error().message));
+    }
+    mirror.token = std::move(*token);
+  }
+  return mirror;
+}
+
 }  // namespace
 
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
@@ -218,6 +277,7 @@ util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root) {
   config.trusted_keys = KH_TRY(read_trusted_keys(parsed, root, path));
   config.storage = KH_TRY(read_storage(parsed, path));
   config.http = KH_TRY(read_http(parsed, path));
+  config.mirror = KH_TRY(read_mirror(parsed, path, root));
   const toml::table* table = parsed["organizations"].as_table();
   if (table == nullptr) {
     return config;
@@ -242,6 +302,10 @@ util::Expected<ServerSettings> reread_settings(const ServerSettings& base) {
   settings.trusted_keys = std::move(config.trusted_keys);
   settings.storage = config.storage;
   settings.http = config.http;
+  settings.mirror = std::move(config.mirror);
+  if (!settings.mirror_upstream_override.empty()) {
+    settings.mirror.upstream = settings.mirror_upstream_override;
+  }
   return settings;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <kernelhub/server/mirror_settings.hpp>
 #include <kernelhub/util/expected.hpp>
 
 namespace kernelhub::server {
@@ -98,6 +99,9 @@ struct ServerSettings {
   ServerLimits limits;
   // How long a browser's sign-in (`/login`) lasts; sessions also end when the server stops.
   std::chrono::seconds session_lifetime{std::chrono::hours(12)};
+  // `[mirror]` of config.toml, with `mirror_upstream_override` (`serve --mirror`) in force.
+  MirrorSettings mirror;
+  std::string mirror_upstream_override;
 };
 
 // One token a line; blank lines and lines starting with `#` are skipped. A missing file, an
@@ -124,6 +128,7 @@ struct ConfigFile {
   std::vector<PublishedKey> trusted_keys;
   StorageSettings storage;
   HttpCacheSettings http;
+  MirrorSettings mirror;
 };
 util::Expected<ConfigFile> read_config_file(const std::filesystem::path& root);
 

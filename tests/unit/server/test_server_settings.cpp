@@ -151,4 +151,36 @@ TEST(ServerSettings, ATokenFileThatIsNoListOfTokensIsAnErrorWithItsLine) {
   EXPECT_FALSE(read_token_file(file));
 }
 
+TEST(ServerSettings, MirrorReadsTheUpstreamItsTokenAndRefreshAndLocatesBadValues) {
+  const auto root = std::filesystem::current_path();
+  {
+    const auto defaults = read_config_file(root);
+    ASSERT_TRUE(defaults);
+    EXPECT_FALSE(defaults->mirror.enabled());
+  }
+  std::ofstream(root / "upstream.token") << "# the mirror's token upstream\nhf_abc\n";
+  std::ofstream(root / "config.toml") << "[mirror]\nupstream = \"https://huggingface.co/\"\n"
+                                         "token-file = \"upstream.token\"\nrefresh = 60\n";
+  auto config = read_config_file(root);
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->mirror.upstream, "https://huggingface.co");
+  EXPECT_EQ(config->mirror.token, "hf_abc");
+  EXPECT_EQ(config->mirror.refresh, std::chrono::seconds(60));
+  for (const char* bad : {"upstream = \"ftp://host\"", "upstream = \"http://\"", "refresh = -1",
+                          "refresh = \"1m\"", "upstream = 5", "token-file = \"missing\"",
+                          "upstrem = \"http://h\""}) {
+    std::ofstream(root / "config.toml") << "[mirror]\n" << bad << "\n";
+    const auto refused = read_config_file(root);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("config.toml:"), std::string::npos)
+        << refused.error().message;
+  }
+  // Two tokens: which one would be sent is not for the mirror to guess.
+  std::ofstream(root / "upstream.token") << "one\ntwo\n";
+  std::ofstream(root / "config.toml") << "[mirror]\ntoken-file = \"upstream.token\"\n";
+  const auto two = read_config_file(root);
+  ASSERT_FALSE(two);
+  EXPECT_NE(two.error().message.find("one token, not 2"), std::string::npos) << two.error().message;
+}
+
 }  // namespace kernelhub::server

@@ -37,6 +37,7 @@ struct ServeOptions {
   std::size_t max_connections = 10000;
   std::size_t max_connections_per_peer = 256;
   unsigned session_hours = 12;
+  std::string mirror;
 };
 
 void run_serve(const ServeOptions& options) {
@@ -70,12 +71,19 @@ void run_serve(const ServeOptions& options) {
   settings.trusted_keys = std::move(config.trusted_keys);
   settings.storage = config.storage;
   settings.http = config.http;
+  settings.mirror = std::move(config.mirror);
+  if (!options.mirror.empty()) {
+    settings.mirror_upstream_override = value_or_fatal(server::normalize_upstream_url(options.mirror));
+    settings.mirror.upstream = settings.mirror_upstream_override;
+  }
+  const std::string mirror_note =
+      settings.mirror.enabled() ? fmt::format(", mirroring {}", settings.mirror.upstream) : "";
   const server::ListenAddress address{options.host, options.port};
   const auto on_listening = [&](const std::string& url) {
     std::fprintf(stdout, "%s\n", url.c_str());
     std::fflush(stdout);
-    std::fprintf(stderr, "kernelhub: serving %s on %s%s\n", options.root.c_str(), url.c_str(),
-                 read_only);
+    std::fprintf(stderr, "kernelhub: serving %s on %s%s%s\n", options.root.c_str(), url.c_str(),
+                 read_only, mirror_note.c_str());
   };
   const auto log = [](const std::string& message) {
     std::fprintf(stderr, "kernelhub: serve: %s\n", message.c_str());
@@ -146,6 +154,11 @@ void declare_serve(CLI::App& app, RunState& /*state*/) {
                   "in memory and end when the server stops)")
       ->capture_default_str()
       ->check(CLI::Range(1, 8760));
+  sub->add_option("--mirror", options->mirror,
+                  "serve as a read-only pull-through mirror of the hub at this URL (e.g. "
+                  "https://huggingface.co): a repository or revision this hub lacks is fetched "
+                  "from it, with its commit ids, and served from here after; overrides "
+                  "config.toml's [mirror] upstream (see docs/mirror.md)");
   sub->callback([options] { run_serve(*options); });
 }
 
