@@ -2,20 +2,18 @@
 """HTTP caching of `kernelhub serve` behind a real shared cache (issue 23 §2).
 
 Debian's nginx (`proxy_cache`, `proxy_cache_lock` so concurrent misses wait for one fetch,
-caching only what the origin's own Cache-Control allows) stands in front of two replicas that
-hold the same repositories, balanced round robin. It shows that 200 concurrent downloads of a
+caching only what the origin's own Cache-Control allows) stands in front of two replicas,
+balanced round robin: a hub and `kernelhub serve --mirror` of it (its `[mirror]` table), which
+fetches what it lacks from the first. It shows that 200 concurrent downloads of a
 variant reach the origins once per URL, that a private file is never served from the cache to
 an anonymous client (nor its 404 to the owner), and that a new upload to a branch shows through
 the cache once the branch max-age has run out. The header rules themselves are checked on the
 wire against one server first (tests/unit/server/test_cache_headers.cpp checks each rule).
-
-The second replica is a copy of the first's repository folders, kept up to date with
-`git fetch` and a copy of the LFS store, until `kernelhub serve`'s mirror mode can stand in."""
+"""
 import collections
 import hashlib
 import json
 import os
-import shutil
 import socket
 import subprocess
 import threading
@@ -33,6 +31,7 @@ from serve_helpers import commit, http, run_client
 
 NGINX = "/usr/sbin/nginx"
 BRANCH_MAX_AGE = 2
+MIRROR_REFRESH = 1
 CONFIG = (f"[organizations.org]\ntrustedKernelPublisher = true\n\n"
           f"[http]\nbranch-max-age = {BRANCH_MAX_AGE}\n")
 VARIANT = "build/torch-cpu-cxx11-cpu-x86_64-linux"
@@ -61,22 +60,6 @@ def _upload(server, home: Path, repo: str, folder: Path, private: bool = False):
         api.create_repo({repo!r}, repo_type="kernel", private={private!r}, exist_ok=True)
         api.upload_folder(repo_id={repo!r}, repo_type="kernel", folder_path={str(folder)!r})
     """)
-
-
-def _sync(source, replica, repo: str):
-    """Brings `replica`'s copy of kernel repository `repo` level with `source`'s: git objects
-    and refs by `git fetch`, LFS objects by copy (objects first, so no ref ever points at a
-    commit the replica cannot serve)."""
-    ns, name = repo.split("/")
-    src = source.root / "kernels" / ns / f"{name}.git"
-    dst = replica.root / "kernels" / ns / f"{name}.git"
-    if not dst.exists():
-        shutil.copytree(src, dst, symlinks=True)
-        return
-    if (src / "lfs").exists():
-        shutil.copytree(src / "lfs", dst / "lfs", dirs_exist_ok=True)
-    subprocess.run(["git", "--git-dir", str(dst), "fetch", "--quiet", str(src), "+refs/*:refs/*"],
-                   check=True, capture_output=True, timeout=120)
 
 
 def _free_port() -> int:
@@ -178,8 +161,12 @@ class Nginx:
 @pytest.fixture
 def replicas(kernelhub_bin, tmp_path):
     first = start_hub_server(kernelhub_bin, tmp_path, CONFIG, name="first")
-    # The second starts on an empty root; repositories are copied in as they are published.
-    second = start_hub_server(kernelhub_bin, tmp_path, CONFIG, name="second")
+    # The second is a mirror of the first on an empty root: it fetches each repository on its
+    # first request (private ones with the first's token, for its own token holders only) and
+    # refreshes branches every MIRROR_REFRESH seconds.
+    mirror = (f'[mirror]\nupstream = "{first.url}"\n'
+              f'token-file = "{tmp_path / "first-tokens"}"\nrefresh = {MIRROR_REFRESH}\n')
+    second = start_hub_server(kernelhub_bin, tmp_path, CONFIG + "\n" + mirror, name="second")
     yield first, second
     stop_hub_server(first)
     stop_hub_server(second)
@@ -213,13 +200,12 @@ def _fetch(url, token=None, follow=True):
         return error.code, error.headers, error.read()
 
 
-def _publish(first, second, tmp_path, repo, files, private=False):
+def _publish(first, tmp_path, repo, files, private=False):
     folder = tmp_path / ("files-" + repo.replace("/", "-"))
     for path, content in files.items():
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_bytes(content)
     _upload(first, tmp_path / "home", repo, folder, private)
-    _sync(first, second, repo)
     status, _, body = http(first, "GET", f"/api/kernels/{repo}/revision/main", token=first.token)
     assert status == 200, body
     return json.loads(body)["sha"]
@@ -229,7 +215,7 @@ def test_headers_on_the_wire(replicas, tmp_path):
     """One server, raw HTTP: the rules of cache_policy.hpp as a client sees them."""
     server, _ = replicas
     files = _variant_files()
-    sha = _publish(server, replicas[1], tmp_path, "org/relu", files)
+    sha = _publish(server, tmp_path, "org/relu", files)
     host = urllib.parse.urlsplit(server.url).netloc
 
     def raw(method, path, headers=None):
@@ -277,9 +263,9 @@ def test_headers_on_the_wire(replicas, tmp_path):
 
 
 def test_200_downloads_through_nginx_reach_the_origin_once_per_file(replicas, proxy, tmp_path):
-    first, second = replicas
+    first, _ = replicas
     files = _variant_files()
-    sha = _publish(first, second, tmp_path, "org/relu", files)
+    sha = _publish(first, tmp_path, "org/relu", files)
     urls = [f"{proxy.url}/kernels/org/relu/resolve/{sha}/{path}" for path in files]
     errors = []
     got = collections.Counter()
@@ -339,9 +325,9 @@ def test_200_downloads_through_nginx_reach_the_origin_once_per_file(replicas, pr
 
 def test_a_private_file_is_never_served_from_the_cache_to_an_anonymous_client(replicas, proxy,
                                                                               tmp_path):
-    first, second = replicas
+    first, _ = replicas
     secret = {"notes/secret.txt": b"only for token holders\n"}
-    sha = _publish(first, second, tmp_path, "org/secret", secret, private=True)
+    sha = _publish(first, tmp_path, "org/secret", secret, private=True)
     url = f"{proxy.url}/kernels/org/secret/resolve/{sha}/notes/secret.txt"
     # Anonymous first: its 404 must not reach the owner either.
     for round_ in range(3):
@@ -358,15 +344,14 @@ def test_a_private_file_is_never_served_from_the_cache_to_an_anonymous_client(re
 
 def test_a_new_upload_to_a_branch_shows_through_the_cache_within_its_max_age(replicas, proxy,
                                                                             tmp_path):
-    first, second = replicas
-    _publish(first, second, tmp_path, "org/notes", {"notes.txt": b"first\n"})
+    first, _ = replicas
+    _publish(first, tmp_path, "org/notes", {"notes.txt": b"first\n"})
     url = f"{proxy.url}/kernels/org/notes/resolve/main/notes.txt"
     status, headers, body = _fetch(url)
     assert (status, body) == (200, b"first\n")
     assert headers["Cache-Control"] == f"public, max-age={BRANCH_MAX_AGE}"
     status, _, body = commit(first, "kernels/org/notes", "main", {"notes.txt": b"second\n"})
     assert status == 200, body
-    _sync(first, second, "org/notes")
     # The cache may answer "first" until the max-age has run out; the deadline only ends a
     # hung wait, nothing is timed.
     deadline = time.monotonic() + 120
