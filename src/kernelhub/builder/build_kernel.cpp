@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <variant>
 
 #include <fmt/format.h>
@@ -149,6 +150,7 @@ struct BuildContext {
   fs::path kernel_dir;
   std::string unique_id;
   std::optional<metadata::GitStatus> kernel_git;
+  BuildSource source;  // origin and SOURCE_DATE_EPOCH, for the compilers and provenance
   const BuildOptions& options;
   fs::path python;
   std::optional<TorchEnvironment> torch;  // the probe of `python` (arch variants)
@@ -196,6 +198,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
+  set_source_date_epoch(commands, context.source);
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   watch_for_work(commands, planned.backend, context.kernel_dir, context.options.on_compile);
   // One header per variant: the tools' own output is shown only when they fail (or with -v).
@@ -223,6 +226,11 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   if (planned.cuda && !planned.cuda->archs.empty()) {
     contents.metadata.backend.archs = planned.cuda->archs;  // what nvcc compiled, sorted
   }
+  std::map<std::string, std::string> tools;
+  if (context.torch && !context.torch->torch_release.empty()) {
+    tools["torch"] = context.torch->torch_release;
+  }
+  contents.metadata.provenance->build = build_provenance(context.source, work / "cmake", tools);
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -240,6 +248,7 @@ util::Expected<BuiltVariant> build_noarch_variant(const BuildContext& context,
       codegen::create_project(config, context.kernel_dir, context.unique_id, planned.backend));
   VariantContents contents{variant_metadata(config, planned.backend, id, context.kernel_git,
                                             context.options.builder_version)};
+  contents.metadata.provenance->build = build_provenance(context.source, std::nullopt, {});
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.copy = VariantContents::Copy::all_files;  // as the reference's build_kernel command
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -312,8 +321,17 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     // of this folder, where the reference draws a random one each time (and so recompiles).
     source.given = KH_TRY(dev_unique_id_for(kernel_dir));
   }
-  BuildContext context{config, kernel_dir, metadata::unique_id(source),
-                       git ? std::optional(git->status) : std::nullopt, options, {}, {}};
+  const BuildSource build_source{
+      git ? git->origin : std::nullopt,
+      source_date_epoch(git ? std::optional(git->commit_time) : std::nullopt)};
+  BuildContext context{config,
+                       kernel_dir,
+                       metadata::unique_id(source),
+                       git ? std::optional(git->status) : std::nullopt,
+                       build_source,
+                       options,
+                       {},
+                       {}};
 
   // What this build reads, hashed before it compiles: `upload` compares it with the kernel
   // as it is then (build_inputs.hpp).
@@ -355,6 +373,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                                      kernel_dir,
                                      context.unique_id,
                                      context.kernel_git,
+                                     context.source,
                                      options.builder_version,
                                      context.python,
                                      options.on_compile};

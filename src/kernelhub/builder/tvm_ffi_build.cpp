@@ -77,6 +77,7 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   if (planned.cuda) {
     add_cuda_arguments(*planned.cuda, ccache, commands.front());
   }
+  set_source_date_epoch(commands, inputs.source);
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   watch_for_work(commands, planned.backend, inputs.kernel_dir, inputs.on_compile);
   KH_STEP(run_all(commands, planned.name, runner));
@@ -92,6 +93,7 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   if (planned.cuda && !planned.cuda->archs.empty()) {
     contents.metadata.backend.archs = planned.cuda->archs;
   }
+  contents.metadata.provenance->build = build_provenance(inputs.source, work / "cmake", {});
   contents.package_dir = inputs.kernel_dir / "tvm-ffi-ext" / python_name;
   contents.data_extensions = tvm_ffi.pyext.value_or(std::vector<std::string>{});
   if (const auto* ops = project.find(fmt::format("tvm-ffi-ext/{}/_ops.py", python_name))) {

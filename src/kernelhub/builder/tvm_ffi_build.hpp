@@ -9,6 +9,7 @@
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/builder/build_plan.hpp>
 #include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/builder/variant_metadata.hpp>
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/metadata/metadata.hpp>
 #include <kernelhub/util/expected.hpp>
@@ -24,6 +25,7 @@ struct TvmFfiBuildInputs {
   std::filesystem::path kernel_dir;  // absolute
   std::string unique_id;
   std::optional<metadata::GitStatus> kernel_git;
+  BuildSource source;  // origin and SOURCE_DATE_EPOCH
   std::string builder_version;
   std::filesystem::path python;  // the interpreter with apache-tvm-ffi
   std::function<void()> on_compile = {};  // BuildOptions::on_compile

@@ -31,6 +31,18 @@ Json provenance_json(const Provenance& provenance) {
   if (provenance.kernel) {
     out["kernel"] = git_status_json(Json::object(), *provenance.kernel);
   }
+  if (const auto& build = provenance.build) {
+    Json record = Json::object();
+    if (build->origin) {
+      record["origin"] = *build->origin;
+    }
+    if (build->source_date_epoch) {
+      record["source-date-epoch"] = *build->source_date_epoch;
+    }
+    record["toolchain"] = build->toolchain;
+    record["flags"] = build->flags;
+    out["build"] = std::move(record);
+  }
   return out;
 }
 

@@ -79,6 +79,36 @@ TEST(Metadata, RoundTripsThroughTheReader) {
   EXPECT_EQ(*back, m);
 }
 
+TEST(Metadata, WritesAndReadsTheBuildRecord) {
+  // provenance.build (docs/build.md, "Reproducible builds"): after the reference's keys, maps
+  // in key order; read back whole, and a malformed one is left out, never an error, since the
+  // reference reads past it.
+  auto m = sample();
+  BuildProvenance build{"https://hub.example/k/relu.git", 1772366400,
+                        {{"torch", "2.15.0"}, {"cxx", "GNU 12.2.0"}},
+                        {{"build-type", "Release"}, {"cxx", "-O2"}}};
+  m.provenance = Provenance{{"0.1.0", std::nullopt}, status('b', true), build};
+  const auto text = to_json(m);
+  EXPECT_NE(text.find("\"dirty\": true\n    },\n    \"build\": {\n"
+                      "      \"origin\": \"https://hub.example/k/relu.git\",\n"
+                      "      \"source-date-epoch\": 1772366400,\n"
+                      "      \"toolchain\": {\n        \"cxx\": \"GNU 12.2.0\",\n"
+                      "        \"torch\": \"2.15.0\"\n      },\n"),
+            std::string::npos)
+      << text;
+  auto back = parse_metadata(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, m);
+
+  auto odd = text;
+  odd.replace(odd.find("\"toolchain\": {"), 14, "\"toolchain\": 7, \"x\": {");
+  back = parse_metadata(odd);
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->provenance && back->provenance->build);
+  EXPECT_TRUE(back->provenance->build->toolchain.empty());
+  EXPECT_EQ(back->provenance->build->flags, build.flags);
+}
+
 TEST(Metadata, IsDirtyWhenEitherSideIsDirty) {
   for (const bool builder_dirty : {false, true}) {
     for (const bool kernel_dirty : {false, true}) {
