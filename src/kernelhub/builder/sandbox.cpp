@@ -71,10 +71,20 @@ constexpr std::array<std::string_view, 11> k_network_errors = {
     "connection refused",           "could not resolve proxy",
     "no address associated with hostname"};
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+// Lowercase, each run of white space one space: CMake wraps its messages ("Couldn't connect\n
+//   to server").
+std::string normalised(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c)) != 0) {
+      if (!out.empty() && out.back() != ' ') {
+        out.push_back(' ');
+      }
+    } else {
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
   return out;
 }
 
@@ -206,7 +216,7 @@ std::optional<std::string> explain_sandbox_failure(
     std::string_view output, const SandboxMounts& mounts,
     const std::function<bool(const fs::path&)>& exists) {
   std::vector<std::string> reasons;
-  const auto lower = lowercase(output);
+  const auto lower = normalised(output);
   const bool network = std::any_of(k_network_errors.begin(), k_network_errors.end(),
                                    [&lower](std::string_view error) {
                                      return lower.find(error) != std::string::npos;

@@ -80,8 +80,8 @@ TEST(Sandbox, ExplainsADownloadTheSandboxStopped) {
   const std::string output =
       "-- The CXX compiler identification is GNU 12.2.0\n"
       "CMake Error at /k/relu/cmake/fetch.cmake:3 (message):\n"
-      "  file(DOWNLOAD http://127.0.0.1:41235/data.txt) failed: 7;\"Couldn't connect to "
-      "server\"\n";
+      "  file(DOWNLOAD http://127.0.0.1:41235/data.txt) failed: 7;\"Couldn't connect\n"
+      "  to server\"\n";  // CMake wraps its messages
   SandboxMounts mounts;
   mounts.read_only = {"/k/relu"};
   const auto explanation = explain_sandbox_failure(output, mounts, k_everything_exists);
