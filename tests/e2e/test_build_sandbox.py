@@ -12,6 +12,7 @@ the file; the next sandboxed build starts the tree afresh and drops the mark.
 """
 import http.server
 import json
+import os
 import shutil
 import threading
 import urllib.request
@@ -127,7 +128,8 @@ def test_reading_outside_the_kernel_folder_fails_in_the_sandbox(kernel_builder, 
             and f'in the build sandbox: the build tried to read "{outside}", outside its '
             "declared inputs" in sandboxed.stderr), sandboxed.stderr
 
-    assert build(kernel_builder, kernel, "--no-sandbox").returncode == 0
+    # KERNELHUB_NO_SANDBOX=1 is --no-sandbox.
+    assert build(kernel_builder, kernel, env={"KERNELHUB_NO_SANDBOX": "1"}).returncode == 0
     assert provenance(kernel)["sandboxed"] is False
 
     # Back in the sandbox with the include gone: the tree built outside it is not reused, and
@@ -139,6 +141,25 @@ def test_reading_outside_the_kernel_folder_fails_in_the_sandbox(kernel_builder, 
     [variant] = json.loads(again.stdout)["variants"]
     work = kernel / "build" / ".kernelhub" / variant["name"] / "cmake"
     assert not (work / "kernelhub-unsandboxed").exists()
+
+
+def test_a_machine_that_cannot_make_namespaces_is_told_to_use_no_sandbox(kernel_builder,
+                                                                          tmp_path):
+    kernel = relu_cpu(tmp_path)
+    # A bwrap that fails as it does where user namespaces are disabled.
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                    "exit 1\n")
+    fake.chmod(0o755)
+    result = build(kernel_builder, kernel,
+                   env={"PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"})
+    assert result.returncode != 0
+    assert "bwrap: No permissions to create new namespace" in result.stderr
+    assert (f'kernel-builder: error: bubblewrap ("{fake}") cannot create the build sandbox on '
+            "this machine") in result.stderr, result.stderr
+    assert "build without the sandbox with --no-sandbox" in result.stderr
+    assert not list(kernel.glob("build/.kernelhub/*/cmake/build.ninja")), "nothing ran"
 
 
 def test_upload_warns_about_variants_built_without_the_sandbox(kernel_builder, hub_server,
