@@ -170,7 +170,13 @@ Command sandboxed_command(const Command& command, const fs::path& bwrap,
                              mounts.home.string()});
   }
   for (const auto& path : outermost(mounts.read_only)) {
-    argv.insert(argv.end(), {"--ro-bind-try", path.string(), path.string()});
+    // Under /usr and the like it is visible already, and bwrap cannot mount on a link there
+    // (/usr/local/cuda -> cuda-13.0).
+    const auto& system = sandbox_system_paths();
+    if (std::none_of(system.begin(), system.end(),
+                     [&path](const fs::path& root) { return is_under(path, root); })) {
+      argv.insert(argv.end(), {"--ro-bind-try", path.string(), path.string()});
+    }
   }
   for (const auto& path : outermost(mounts.writable)) {
     argv.insert(argv.end(), {"--bind", path.string(), path.string()});

@@ -29,7 +29,8 @@ std::ptrdiff_t position(const std::vector<std::string>& argv, const std::string&
 
 TEST(Sandbox, WrapsTheCommandWithNoNetworkAndOnlyTheDeclaredFolders) {
   SandboxMounts mounts;
-  mounts.read_only = {"/k/relu", "/venv", "/venv/lib/python3.11/site-packages", "/venv"};
+  mounts.read_only = {"/k/relu", "/venv", "/venv/lib/python3.11/site-packages", "/venv",
+                      "/usr/local/cuda"};  // visible already (and maybe a link bwrap cannot mount on)
   mounts.writable = {"/k/relu/build/.kernelhub/v", "/home/me/.cache/ccache"};
   mounts.home = "/home/me";
   Command command{{"ninja", "-C", "/k/relu/build/.kernelhub/v/cmake", "-j2"}, "/k"};
