@@ -375,7 +375,8 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
       if (!shared) {
         std::vector<fs::path> writable;
         if (options.probe_cache) {
-          writable.push_back(options.probe_cache->parent_path() / "stdcxx");  // KERNELHUB_STDCXX_CACHE
+          // The private libstdc++ archive cache (-DKERNELHUB_STDCXX_CACHE).
+          writable.push_back(options.probe_cache->parent_path() / "stdcxx");
         }
         shared = StepSandbox{KH_TRY(find_sandbox(runner)), shared_sandbox_mounts(runner, writable)};
         for (const auto& folder : declared_outside_folders(config, kernel_dir)) {

@@ -48,8 +48,8 @@ std::vector<std::filesystem::path> toolkit_roots(const std::filesystem::path& nv
 
 // The folders of the kernel's declared sources and include folders that lie outside
 // `kernel_dir` ("../common/x.cu", or a source that is a link out of it), read-only.
-std::vector<std::filesystem::path> declared_outside_folders(const config::BuildConfig& config,
-                                                            const std::filesystem::path& kernel_dir);
+std::vector<std::filesystem::path> declared_outside_folders(
+    const config::BuildConfig& config, const std::filesystem::path& kernel_dir);
 
 // The sandbox of one build target: bwrap and what its steps share (the Python environment's
 // folders included); a variant's steps add the kernel folder and their build tree.

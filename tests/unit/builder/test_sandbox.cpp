@@ -29,8 +29,9 @@ std::ptrdiff_t position(const std::vector<std::string>& argv, const std::string&
 
 TEST(Sandbox, WrapsTheCommandWithNoNetworkAndOnlyTheDeclaredFolders) {
   SandboxMounts mounts;
+  // /usr/local/cuda is visible already (and may be a link, which bwrap cannot mount on).
   mounts.read_only = {"/k/relu", "/venv", "/venv/lib/python3.11/site-packages", "/venv",
-                      "/usr/local/cuda"};  // visible already (and maybe a link bwrap cannot mount on)
+                      "/usr/local/cuda"};
   mounts.writable = {"/k/relu/build/.kernelhub/v", "/home/me/.cache/ccache"};
   mounts.home = "/home/me";
   Command command{{"ninja", "-C", "/k/relu/build/.kernelhub/v/cmake", "-j2"}, "/k"};
