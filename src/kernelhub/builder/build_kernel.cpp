@@ -14,6 +14,7 @@
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
+#include <kernelhub/builder/sandbox_inputs.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/torch_versions_env.hpp>
 #include <kernelhub/builder/tvm_ffi_build.hpp>
@@ -145,6 +146,30 @@ void add_cuda_cmake_args(const CudaBuild& cuda, bool use_ccache, Command& config
   }
 }
 
+// The sandbox of one target's steps: what every step shares, the folders of the kernel's
+// sources outside its folder, and the folders `python` loads from (cached with the probes).
+util::Expected<StepSandbox> target_sandbox(const StepSandbox& shared,
+                                           const BuildOptions& options,
+                                           const TorchTarget& target, CommandRunner& runner) {
+  auto sandbox = shared;
+  if (!target.python.empty()) {
+    const auto paths = cached_probe(target.python, python_paths_script(), runner,
+                                    options.probe_cache, target.fingerprint);
+    if (!paths) {
+      return util::fail(fmt::format("\"{}\" cannot say where it loads modules from, which the "
+                                    "build sandbox needs to know",
+                                    target.python.string()));
+    }
+    for (const auto& path : program_roots(target.python)) {
+      sandbox.mounts.read_only.push_back(path);
+    }
+    for (const auto& path : parse_python_paths(*paths)) {
+      sandbox.mounts.read_only.push_back(path);
+    }
+  }
+  return sandbox;
+}
+
 struct BuildContext {
   const config::BuildConfig& config;
   fs::path kernel_dir;
@@ -154,6 +179,7 @@ struct BuildContext {
   const BuildOptions& options;
   fs::path python;
   std::optional<TorchEnvironment> torch;  // the probe of `python` (arch variants)
+  std::optional<StepSandbox> sandbox;     // for `python`'s target; nullopt: --no-sandbox
 };
 
 util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
@@ -199,18 +225,17 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
   set_source_date_epoch(commands, context.source);
+  KH_STEP(prepare_build_tree(work / "cmake", context.sandbox.has_value()));
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   watch_for_work(commands, planned.backend, context.kernel_dir, context.options.on_compile);
   // One header per variant: the tools' own output is shown only when they fail (or with -v).
-  std::fprintf(stderr, "kernel-builder: building %s\n", planned.name.c_str());
-  for (const auto& command : commands) {
-    const auto status = KH_TRY(runner.run(command));
-    if (status != 0) {
-      return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
-                                    "output above",
-                                    command.argv.front(), status, planned.name));
-    }
-  }
+  const auto sandbox =
+      context.sandbox ? std::optional(variant_sandbox(*context.sandbox, context.kernel_dir, work,
+                                                      planned.cuda
+                                                          ? toolkit_roots(planned.cuda->nvcc)
+                                                          : std::vector<fs::path>{}))
+                      : std::nullopt;
+  KH_STEP(run_build_steps(commands, planned.name, sandbox, runner));
   KH_STEP(finish_incremental(incremental, work / "cmake"));
   // The build tree's module has a name without the unique part (codegen::module_target), so
   // a new id rebuilds only the sources that embed it; the variant's copy has the id's name.
@@ -231,6 +256,7 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
     tools["torch"] = context.torch->torch_release;
   }
   contents.metadata.provenance->build = build_provenance(context.source, work / "cmake", tools);
+  contents.metadata.provenance->sandboxed = context.sandbox.has_value();
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -331,6 +357,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                        build_source,
                        options,
                        {},
+                       {},
                        {}};
 
   // What this build reads, hashed before it compiles: `upload` compares it with the kernel
@@ -357,9 +384,27 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     result.torch = targets.front().host.torch;
     result.python_fingerprint = targets.front().fingerprint;
   }
+  std::optional<StepSandbox> shared;  // made when the first variant with build steps needs it
+  std::vector<std::optional<StepSandbox>> sandboxes(targets.size());
   for (const auto& [planned, target] : plan.variants) {
     context.python = targets[target].python;
     context.torch = targets[target].host.torch;
+    if (options.sandbox == Sandboxing::on && planned.kind != VariantKind::noarch &&
+        !sandboxes[target]) {
+      if (!shared) {
+        std::vector<fs::path> writable;
+        if (options.probe_cache) {
+          // The private libstdc++ archive cache (-DKERNELHUB_STDCXX_CACHE).
+          writable.push_back(options.probe_cache->parent_path() / "stdcxx");
+        }
+        shared = StepSandbox{KH_TRY(find_sandbox(runner)), shared_sandbox_mounts(runner, writable)};
+        for (const auto& folder : declared_outside_folders(config, kernel_dir)) {
+          shared->mounts.read_only.push_back(folder);
+        }
+      }
+      sandboxes[target] = KH_TRY(target_sandbox(*shared, options, targets[target], runner));
+    }
+    context.sandbox = sandboxes[target];
     if (planned.cuda) {
       for (const auto& warning : planned.cuda->warnings) {
         sink.warning({}, warning);
@@ -376,7 +421,8 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                                      context.source,
                                      options.builder_version,
                                      context.python,
-                                     options.on_compile};
+                                     options.on_compile,
+                                     context.sandbox};
       result.variants.push_back(KH_TRY(build_tvm_ffi_variant(inputs, planned, runner)));
     } else {
       KH_STEP(require_build_tools(runner));

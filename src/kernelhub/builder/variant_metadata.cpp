@@ -103,7 +103,7 @@ metadata::Metadata variant_metadata(const config::BuildConfig& config, types::Ba
     }
   }
   meta.provenance = metadata::Provenance{metadata::KernelBuilderProvenance{builder_version, {}},
-                                         kernel_git};
+                                         kernel_git, true};
   return meta;
 }
 

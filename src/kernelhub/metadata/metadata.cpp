@@ -43,6 +43,9 @@ Json provenance_json(const Provenance& provenance) {
     record["flags"] = build->flags;
     out["build"] = std::move(record);
   }
+  if (!provenance.sandboxed) {
+    out["sandboxed"] = false;
+  }
   return out;
 }
 
@@ -70,6 +73,8 @@ std::string kernels_minver_text(const types::Version& version) {
 }
 
 bool Metadata::is_dirty() const { return provenance && provenance->is_dirty(); }
+
+bool Metadata::is_unsandboxed() const { return provenance && !provenance->sandboxed; }
 
 std::string to_json(const Metadata& metadata) {
   Json out = Json::object();

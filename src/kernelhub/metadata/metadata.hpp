@@ -56,6 +56,10 @@ struct Provenance {
   KernelBuilderProvenance kernel_builder;
   std::optional<GitStatus> kernel;  // absent when the kernel was not built from git
   std::optional<BuildProvenance> build = std::nullopt;
+  // `sandboxed`: false when the build steps ran outside kernel-builder's build sandbox
+  // (--no-sandbox); written only then, so true also stands for its absence (the reference
+  // ignores the key, and older builds lack it).
+  bool sandboxed = true;
 
   // Whether the builder or the kernel had uncommitted changes.
   bool is_dirty() const;
@@ -89,6 +93,8 @@ struct Metadata {
 
   // Provenance says the builder or the kernel was dirty; false without provenance.
   bool is_dirty() const;
+  // Provenance says the build ran outside the build sandbox; false without provenance.
+  bool is_unsandboxed() const;
 
   friend bool operator==(const Metadata&, const Metadata&) = default;
 };

@@ -257,7 +257,12 @@ class MetadataReader {
     if (!builder || !kernel) {
       return std::nullopt;
     }
-    return Provenance{std::move(**builder), std::move(*kernel), read_build(value)};
+    // kernel-builder's own key, which the reference ignores: read leniently, so that every
+    // metadata.json the reference accepts stays readable; only `false` means unsandboxed.
+    const auto sandboxed = value.find("sandboxed");
+    const bool unsandboxed = sandboxed != value.end() && sandboxed->is_boolean() &&
+                             !sandboxed->get<bool>();
+    return Provenance{std::move(**builder), std::move(*kernel), read_build(value), !unsandboxed};
   }
 
   // `provenance.build` is kernelhub's own record, which the reference reads past: a malformed

@@ -123,6 +123,29 @@ TEST(Metadata, IsDirtyWhenEitherSideIsDirty) {
   EXPECT_FALSE(m.is_dirty());
 }
 
+TEST(Metadata, RecordsABuildOutsideTheSandboxAndReadsItBack) {
+  auto m = sample();
+  m.provenance = Provenance{{"1", std::nullopt}, std::nullopt, std::nullopt, true};
+  EXPECT_EQ(to_json(m).find("sandboxed"), std::string::npos) << "only false is written";
+  EXPECT_FALSE(m.is_unsandboxed());
+  m.provenance->sandboxed = false;
+  const auto text = to_json(m);
+  EXPECT_NE(text.find("\"version\": \"1\"\n    },\n    \"sandboxed\": false\n  }"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(m.is_unsandboxed());
+  auto back = parse_metadata(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, m);
+  // The reference ignores the key; so does the reader when it is not a boolean.
+  auto odd = parse_metadata(
+      R"({"name": "relu", "id": "_relu_cpu_abc", "version": 1, "license": "MIT",
+          "python-depends": [], "backend": {"type": "cpu"},
+          "provenance": {"kernel-builder": {"version": "1"}, "sandboxed": "no"}})");
+  ASSERT_TRUE(odd) << odd.error().message;
+  EXPECT_FALSE(odd->is_unsandboxed());
+}
+
 TEST(Metadata, WritesFilesAtomically) {
   ASSERT_TRUE(write_metadata_file("metadata.json", sample()));
   EXPECT_EQ(util::read_file("metadata.json").value(), to_json(sample()));
