@@ -16,6 +16,8 @@ Measured, with ccache disabled (CCACHE_DISABLE=1) so a cold build really compile
     same TORCH_EXTENSION_NAME scheme and -O3, as the CMake project's Release build) into a
     fresh build folder;
   - the no-op rebuild: `kernel-builder build` again with nothing changed.
+With --sandbox it measures only the build sandbox's cost instead: cold and no-op builds in the
+sandbox (the default) and with --no-sandbox, side by side (sandbox_cost).
 One untimed build of each kind comes first: it fills the machine-wide caches a user's first
 build fills once (the torch probe, the private libstdc++ archive) and warms the page cache for
 both. It prints the median of each, the ratio of the medians, and the load average.
@@ -125,15 +127,59 @@ def load_average():
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def sandbox_cost(args, python: Path, env: dict):
+    """The build sandbox's cost (issue 24 §2): cold and no-op `kernel-builder build` of the same
+    kernel in the sandbox (the default) and with --no-sandbox, side by side in rounds that
+    alternate which goes first; each cold build a fresh copy (ccache off), each no-op a rebuild
+    of the copy just built."""
+    times = {"sandbox": [], "no-sandbox": []}
+    noops = {"sandbox": [], "no-sandbox": []}
+    print(f"load average at the start: {load_average()}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="kernelhub-bench-sandbox-") as tmp:
+        def cold(name, mode):
+            kernel = committed(cpu_only_copy(Path(tmp) / name))
+            extra = ["--no-sandbox"] if mode == "no-sandbox" else []
+            build = [args.kernel_builder, "build", kernel, "--python", python, *extra]
+            return build, timed(build, env=env)
+
+        cold("warmup", "sandbox")
+        for round_ in range(args.repeat):
+            order = ("sandbox", "no-sandbox") if round_ % 2 == 0 else ("no-sandbox", "sandbox")
+            for mode in order:
+                build, elapsed = cold(f"{mode}{round_}", mode)
+                times[mode].append(elapsed)
+                noops[mode].extend(timed(build, env=env) for _ in range(args.noop_runs))
+            print(f"round {round_ + 1}: cold in the sandbox {times['sandbox'][-1]:.2f} s, "
+                  f"without {times['no-sandbox'][-1]:.2f} s, ratio "
+                  f"{times['sandbox'][-1] / times['no-sandbox'][-1]:.2f} "
+                  f"(load {load_average()})", flush=True)
+    median = statistics.median
+    runs = lambda values: ", ".join(f"{t:.3f}" for t in values)  # noqa: E731
+    for kind, table in (("cold", times), ("no-op", noops)):
+        inside, outside = median(table["sandbox"]), median(table["no-sandbox"])
+        print(f"{kind:5} build in the sandbox: {inside:8.3f} s (median; runs: "
+              f"{runs(table['sandbox'])})")
+        print(f"{kind:5} build --no-sandbox:     {outside:8.3f} s (median; runs: "
+              f"{runs(table['no-sandbox'])})")
+        print(f"{kind:5} ratio sandbox / --no-sandbox: {inside / outside:.2f}")
+    print(f"load average at the end: {load_average()}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kernel-builder", default=str(REPO / ".venv" / "bin" / "kernel-builder"))
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--repeat", type=int, default=3, help="rounds of cold builds")
     parser.add_argument("--noop-runs", type=int, default=5, help="no-op rebuilds per round")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="measure only the build sandbox's cost: cold and no-op builds in "
+                             "it and with --no-sandbox")
     args = parser.parse_args()
     python = Path(args.python)
     env = dict(os.environ, CCACHE_DISABLE="1")
+    if args.sandbox:
+        sandbox_cost(args, python, env)
+        return
 
     ours, theirs, noop = [], [], []
     ours_unchecked, noop_unchecked = [], []

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <variant>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
+#include <kernelhub/builder/sandbox_inputs.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
 #include <kernelhub/builder/torch_versions_env.hpp>
 #include <kernelhub/builder/tvm_ffi_build.hpp>
@@ -144,14 +146,40 @@ void add_cuda_cmake_args(const CudaBuild& cuda, bool use_ccache, Command& config
   }
 }
 
+// The sandbox of one target's steps: what every step shares, the folders of the kernel's
+// sources outside its folder, and the folders `python` loads from (cached with the probes).
+util::Expected<StepSandbox> target_sandbox(const StepSandbox& shared,
+                                           const BuildOptions& options,
+                                           const TorchTarget& target, CommandRunner& runner) {
+  auto sandbox = shared;
+  if (!target.python.empty()) {
+    const auto paths = cached_probe(target.python, python_paths_script(), runner,
+                                    options.probe_cache, target.fingerprint);
+    if (!paths) {
+      return util::fail(fmt::format("\"{}\" cannot say where it loads modules from, which the "
+                                    "build sandbox needs to know",
+                                    target.python.string()));
+    }
+    for (const auto& path : program_roots(target.python)) {
+      sandbox.mounts.read_only.push_back(path);
+    }
+    for (const auto& path : parse_python_paths(*paths)) {
+      sandbox.mounts.read_only.push_back(path);
+    }
+  }
+  return sandbox;
+}
+
 struct BuildContext {
   const config::BuildConfig& config;
   fs::path kernel_dir;
   std::string unique_id;
   std::optional<metadata::GitStatus> kernel_git;
+  BuildSource source;  // origin and SOURCE_DATE_EPOCH, for the compilers and provenance
   const BuildOptions& options;
   fs::path python;
   std::optional<TorchEnvironment> torch;  // the probe of `python` (arch variants)
+  std::optional<StepSandbox> sandbox;     // for `python`'s target; nullopt: --no-sandbox
 };
 
 util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
@@ -196,18 +224,18 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
   }
+  set_source_date_epoch(commands, context.source);
+  KH_STEP(prepare_build_tree(work / "cmake", context.sandbox.has_value()));
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   watch_for_work(commands, planned.backend, context.kernel_dir, context.options.on_compile);
   // One header per variant: the tools' own output is shown only when they fail (or with -v).
-  std::fprintf(stderr, "kernel-builder: building %s\n", planned.name.c_str());
-  for (const auto& command : commands) {
-    const auto status = KH_TRY(runner.run(command));
-    if (status != 0) {
-      return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
-                                    "output above",
-                                    command.argv.front(), status, planned.name));
-    }
-  }
+  const auto sandbox =
+      context.sandbox ? std::optional(variant_sandbox(*context.sandbox, context.kernel_dir, work,
+                                                      planned.cuda
+                                                          ? toolkit_roots(planned.cuda->nvcc)
+                                                          : std::vector<fs::path>{}))
+                      : std::nullopt;
+  KH_STEP(run_build_steps(commands, planned.name, sandbox, runner));
   KH_STEP(finish_incremental(incremental, work / "cmake"));
   // The build tree's module has a name without the unique part (codegen::module_target), so
   // a new id rebuilds only the sources that embed it; the variant's copy has the id's name.
@@ -223,6 +251,12 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   if (planned.cuda && !planned.cuda->archs.empty()) {
     contents.metadata.backend.archs = planned.cuda->archs;  // what nvcc compiled, sorted
   }
+  std::map<std::string, std::string> tools;
+  if (context.torch && !context.torch->torch_release.empty()) {
+    tools["torch"] = context.torch->torch_release;
+  }
+  contents.metadata.provenance->build = build_provenance(context.source, work / "cmake", tools);
+  contents.metadata.provenance->sandboxed = context.sandbox.has_value();
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.data_extensions = torch.pyext.value_or(std::vector<std::string>{});
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -240,6 +274,7 @@ util::Expected<BuiltVariant> build_noarch_variant(const BuildContext& context,
       codegen::create_project(config, context.kernel_dir, context.unique_id, planned.backend));
   VariantContents contents{variant_metadata(config, planned.backend, id, context.kernel_git,
                                             context.options.builder_version)};
+  contents.metadata.provenance->build = build_provenance(context.source, std::nullopt, {});
   contents.package_dir = context.kernel_dir / "torch-ext" / config.general.name.python_name();
   contents.copy = VariantContents::Copy::all_files;  // as the reference's build_kernel command
   contents.generated = ops_file(project, config.general.name.python_name());
@@ -312,8 +347,18 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     // of this folder, where the reference draws a random one each time (and so recompiles).
     source.given = KH_TRY(dev_unique_id_for(kernel_dir));
   }
-  BuildContext context{config, kernel_dir, metadata::unique_id(source),
-                       git ? std::optional(git->status) : std::nullopt, options, {}, {}};
+  const BuildSource build_source{
+      git ? git->origin : std::nullopt,
+      source_date_epoch(git ? std::optional(git->commit_time) : std::nullopt)};
+  BuildContext context{config,
+                       kernel_dir,
+                       metadata::unique_id(source),
+                       git ? std::optional(git->status) : std::nullopt,
+                       build_source,
+                       options,
+                       {},
+                       {},
+                       {}};
 
   // What this build reads, hashed before it compiles: `upload` compares it with the kernel
   // as it is then (build_inputs.hpp).
@@ -339,9 +384,27 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     result.torch = targets.front().host.torch;
     result.python_fingerprint = targets.front().fingerprint;
   }
+  std::optional<StepSandbox> shared;  // made when the first variant with build steps needs it
+  std::vector<std::optional<StepSandbox>> sandboxes(targets.size());
   for (const auto& [planned, target] : plan.variants) {
     context.python = targets[target].python;
     context.torch = targets[target].host.torch;
+    if (options.sandbox == Sandboxing::on && planned.kind != VariantKind::noarch &&
+        !sandboxes[target]) {
+      if (!shared) {
+        std::vector<fs::path> writable;
+        if (options.probe_cache) {
+          // The private libstdc++ archive cache (-DKERNELHUB_STDCXX_CACHE).
+          writable.push_back(options.probe_cache->parent_path() / "stdcxx");
+        }
+        shared = StepSandbox{KH_TRY(find_sandbox(runner)), shared_sandbox_mounts(runner, writable)};
+        for (const auto& folder : declared_outside_folders(config, kernel_dir)) {
+          shared->mounts.read_only.push_back(folder);
+        }
+      }
+      sandboxes[target] = KH_TRY(target_sandbox(*shared, options, targets[target], runner));
+    }
+    context.sandbox = sandboxes[target];
     if (planned.cuda) {
       for (const auto& warning : planned.cuda->warnings) {
         sink.warning({}, warning);
@@ -355,9 +418,11 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
                                      kernel_dir,
                                      context.unique_id,
                                      context.kernel_git,
+                                     context.source,
                                      options.builder_version,
                                      context.python,
-                                     options.on_compile};
+                                     options.on_compile,
+                                     context.sandbox};
       result.variants.push_back(KH_TRY(build_tvm_ffi_variant(inputs, planned, runner)));
     } else {
       KH_STEP(require_build_tools(runner));

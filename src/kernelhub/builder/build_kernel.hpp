@@ -9,6 +9,7 @@
 
 #include <kernelhub/builder/build_plan.hpp>
 #include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/builder/sandbox.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/variants/release_version.hpp>
@@ -39,6 +40,11 @@ struct BuildOptions {
   // configure, or at ninja's first step; never in a no-op rebuild. May be called once per
   // variant.
   std::function<void()> on_compile;
+  // Whether the build steps (cmake, ninja) run in the build sandbox (sandbox.hpp); bwrap is
+  // looked for once a variant needs them, and its absence fails the build. off
+  // (--no-sandbox): they run as they are, and the variants they build record
+  // `sandboxed: false` in their provenance.
+  Sandboxing sandbox = Sandboxing::on;
 };
 
 struct BuiltVariant {

@@ -155,10 +155,11 @@ std::string ninja_progress(std::string_view line, std::string_view label, const 
 SubprocessCommandRunner::SubprocessCommandRunner(ToolOutput output) : m_output(output) {}
 
 util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
-  if (m_output == ToolOutput::stream) {
-    if (command.on_work) {
-      command.on_work();
-    }
+  const bool stream = m_output == ToolOutput::stream;
+  if (stream && command.on_work) {
+    command.on_work();
+  }
+  if (stream && !command.on_failure) {
     const pid_t pid = KH_TRY(start(command, STDERR_FILENO, -1));
     return wait_for(pid);
   }
@@ -180,7 +181,10 @@ util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
   char buffer[4096];
   for (;;) {
     const auto n = read(out_pipe[0], buffer, sizeof buffer);
-    if (n > 0) {
+    if (n > 0 && stream) {
+      std::fwrite(buffer, 1, static_cast<std::size_t>(n), stderr);
+      output.append(buffer, static_cast<std::size_t>(n));
+    } else if (n > 0) {
       output.append(buffer, static_cast<std::size_t>(n));
       for (auto end = output.find('\n', line_start); end != std::string::npos;
            end = output.find('\n', line_start)) {
@@ -208,9 +212,12 @@ util::Expected<int> SubprocessCommandRunner::run(const Command& command) {
   if (shown) {
     std::fputs("\r\033[K", stderr);
   }
-  if (status != 0) {
+  if (status != 0 && !stream) {
     // The tool's whole output, only now that it matters.
     std::fwrite(output.data(), 1, output.size(), stderr);
+  }
+  if (status != 0 && command.on_failure) {
+    command.on_failure(output);
   }
   return status;
 }

@@ -29,6 +29,10 @@ struct Command {
   // a real build needs (the load check's interpreter) can start beside it and a no-op rebuild
   // never pays for it. With ToolOutput::stream, called before the tool starts.
   std::function<void()> on_work = {};
+  // run() only: called with the tool's whole output (stdout and stderr) when it exits
+  // non-zero, so the caller can explain the failure (the build sandbox names what it forbade).
+  // With ToolOutput::stream the output is then copied through a pipe as it comes.
+  std::function<void(std::string_view)> on_failure = {};
 };
 
 // ninja's "[37/90] Building CUDA object CMakeFiles/x.dir/csrc/gelu.cu.o" as the line a person

@@ -22,6 +22,20 @@ struct Deleter {
 using Repository = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
 using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
 using StatusList = std::unique_ptr<git_status_list, Deleter<git_status_list, git_status_list_free>>;
+using Remote = std::unique_ptr<git_remote, Deleter<git_remote, git_remote_free>>;
+
+std::optional<std::string> origin_url(git_repository* repo) {
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repo, "origin") != 0) {
+    return std::nullopt;
+  }
+  const Remote remote(raw);
+  const char* url = git_remote_url(remote.get());
+  if (url == nullptr || *url == '\0') {
+    return std::nullopt;
+  }
+  return url_without_credentials(url);
+}
 
 std::string oid_hex(const git_oid* oid) {
   char buffer[GIT_OID_HEXSZ + 1] = {};
@@ -42,6 +56,20 @@ bool tracked_files_changed(git_repository* repo) {
 }
 
 }  // namespace
+
+std::string url_without_credentials(const std::string& url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) {
+    return url;
+  }
+  const auto authority = scheme_end + 3;
+  const auto authority_end = url.find_first_of("/?#", authority);
+  const auto at = url.rfind('@', authority_end == std::string::npos ? url.size() : authority_end);
+  if (at == std::string::npos || at < authority) {
+    return url;
+  }
+  return url.substr(0, authority) + url.substr(at + 1);
+}
 
 std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir) {
   ensure_libgit2();
@@ -64,7 +92,9 @@ std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir) {
     return std::nullopt;
   }
   KernelGitState state{oid_hex(git_commit_tree_id(commit.get())),
-                       metadata::GitStatus{*commit_id, tracked_files_changed(repo.get())}};
+                       metadata::GitStatus{*commit_id, tracked_files_changed(repo.get())},
+                       static_cast<std::int64_t>(git_commit_time(commit.get())),
+                       origin_url(repo.get())};
   return state;
 }
 

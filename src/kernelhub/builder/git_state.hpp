@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -14,7 +15,15 @@ namespace kernelhub::builder {
 struct KernelGitState {
   std::string tree_id;          // HEAD's tree id, full hex
   metadata::GitStatus status;   // HEAD's commit; dirty when tracked files changed
+  std::int64_t commit_time = 0;  // HEAD's committer time (seconds since the epoch, UTC)
+  // The "origin" remote's URL with any user and password removed (they are credentials, not
+  // where the source came from); nullopt without such a remote.
+  std::optional<std::string> origin;
 };
+
+// `url` without the "user:password@" of a URL with a scheme; scp-like "git@host:path" and
+// local paths unchanged.
+std::string url_without_credentials(const std::string& url);
 
 // Nullopt when `dir` is not inside a git repository or HEAD has no commit yet (a freshly
 // `init`ed kernel): there is then no tree to name the build after. Untracked files and

@@ -66,6 +66,7 @@ util::Expected<TorchEnvironment> parse_torch_probe(std::string_view json_text) {
       std::string_view(*torch).substr(first_dot + 1, second == std::string::npos
                                                           ? std::string::npos
                                                           : second - first_dot - 1));
+  env.torch_release = *torch;
   env.cxx11_abi = json.value("cxx11_abi", true);
   env.cuda = optional_string(json, "cuda");
   env.hip = optional_string(json, "hip");

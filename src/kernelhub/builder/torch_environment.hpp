@@ -14,6 +14,7 @@ namespace kernelhub::builder {
 
 struct TorchEnvironment {
   variants::ReleaseVersion torch_version;  // major.minor of torch.__version__
+  std::string torch_release;               // torch.__version__ itself ("2.15.0+cu132")
   bool cxx11_abi = true;                   // torch._C._GLIBCXX_USE_CXX11_ABI
   std::optional<std::string> cuda;         // torch.version.cuda
   std::optional<std::string> hip;          // torch.version.hip

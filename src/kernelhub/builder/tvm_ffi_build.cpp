@@ -37,20 +37,6 @@ void add_cuda_arguments(const CudaBuild& cuda, bool use_ccache, Command& configu
   }
 }
 
-util::Expected<void> run_all(const std::vector<Command>& commands, const std::string& variant,
-                             CommandRunner& runner) {
-  std::fprintf(stderr, "kernel-builder: building %s\n", variant.c_str());
-  for (const auto& command : commands) {
-    const auto status = KH_TRY(runner.run(command));
-    if (status != 0) {
-      return util::fail(fmt::format("`{}` failed with exit status {} while building {}; see its "
-                                    "output above",
-                                    command.argv.front(), status, variant));
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
 util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inputs,
@@ -77,9 +63,17 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   if (planned.cuda) {
     add_cuda_arguments(*planned.cuda, ccache, commands.front());
   }
+  set_source_date_epoch(commands, inputs.source);
+  KH_STEP(prepare_build_tree(work / "cmake", inputs.sandbox.has_value()));
   const auto incremental = prepare_incremental(commands, work / "cmake", planned.backend);
   watch_for_work(commands, planned.backend, inputs.kernel_dir, inputs.on_compile);
-  KH_STEP(run_all(commands, planned.name, runner));
+  std::optional<StepSandbox> sandbox;
+  if (inputs.sandbox) {
+    sandbox = variant_sandbox(*inputs.sandbox, inputs.kernel_dir, work,
+                              planned.cuda ? toolkit_roots(planned.cuda->nvcc)
+                                           : std::vector<fs::path>{});
+  }
+  KH_STEP(run_build_steps(commands, planned.name, sandbox, runner));
   KH_STEP(finish_incremental(incremental, work / "cmake"));
   const auto library = work / "cmake" / (id + ".so");
   if (!fs::exists(library)) {
@@ -92,6 +86,8 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   if (planned.cuda && !planned.cuda->archs.empty()) {
     contents.metadata.backend.archs = planned.cuda->archs;
   }
+  contents.metadata.provenance->build = build_provenance(inputs.source, work / "cmake", {});
+  contents.metadata.provenance->sandboxed = inputs.sandbox.has_value();
   contents.package_dir = inputs.kernel_dir / "tvm-ffi-ext" / python_name;
   contents.data_extensions = tvm_ffi.pyext.value_or(std::vector<std::string>{});
   if (const auto* ops = project.find(fmt::format("tvm-ffi-ext/{}/_ops.py", python_name))) {

@@ -9,6 +9,8 @@
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/builder/build_plan.hpp>
 #include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/builder/variant_metadata.hpp>
+#include <kernelhub/builder/sandbox_inputs.hpp>
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/metadata/metadata.hpp>
 #include <kernelhub/util/expected.hpp>
@@ -24,9 +26,11 @@ struct TvmFfiBuildInputs {
   std::filesystem::path kernel_dir;  // absolute
   std::string unique_id;
   std::optional<metadata::GitStatus> kernel_git;
+  BuildSource source;  // origin and SOURCE_DATE_EPOCH
   std::string builder_version;
   std::filesystem::path python;  // the interpreter with apache-tvm-ffi
   std::function<void()> on_compile = {};  // BuildOptions::on_compile
+  std::optional<StepSandbox> sandbox = {};  // nullopt: --no-sandbox
 };
 
 util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inputs,

@@ -50,6 +50,40 @@ util::Expected<void> copy_into(const fs::path& from, const fs::path& to) {
   return {};
 }
 
+// The variant's modes as git keeps them, whatever the umask of the build: folders and
+// executables 0755, other files 0644. Two builds by users with umask 0022 and 0077 then give
+// the same variant, mode for mode, not only byte for byte.
+util::Expected<void> normalise_modes(const fs::path& dir) {
+  std::error_code error;
+  const auto set = [&](const fs::path& path, fs::perms perms) {
+    fs::permissions(path, perms, fs::perm_options::replace, error);
+    return !error;
+  };
+  const auto k_folder = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                        fs::perms::others_read | fs::perms::others_exec;
+  const auto k_file = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::others_read;
+  bool ok = set(dir, k_folder);
+  for (auto it = fs::recursive_directory_iterator(dir, error);
+       ok && !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const auto status = it->symlink_status(error);
+    if (error || fs::is_symlink(status)) {
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      ok = set(it->path(), k_folder);
+    } else if (fs::is_regular_file(status)) {
+      const bool executable = (status.permissions() & fs::perms::owner_exec) != fs::perms::none;
+      ok = set(it->path(), executable ? k_folder : k_file);
+    }
+  }
+  if (!ok || error) {
+    return util::fail(fmt::format("cannot set the modes of the files in \"{}\": {}", dir.string(),
+                                  error.message()));
+  }
+  return {};
+}
+
 // Fills `dir` and returns what it wrote, for build_manifest's record.
 util::Expected<BuiltFiles> fill_variant(const VariantContents& contents, const fs::path& dir) {
   for (const auto& relative : package_files(contents.package_dir, contents)) {
@@ -63,6 +97,7 @@ util::Expected<BuiltFiles> fill_variant(const VariantContents& contents, const f
   auto meta = contents.metadata;
   meta.digest = KH_TRY(metadata::hash_variant(metadata::DigestAlgorithm::sha256, dir));
   KH_STEP(metadata::write_metadata_file(dir / "metadata.json", meta));
+  KH_STEP(normalise_modes(dir));
   return BuiltFiles{*meta.digest, metadata::to_json(meta)};
 }
 

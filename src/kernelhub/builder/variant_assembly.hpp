@@ -40,7 +40,9 @@ struct VariantContents {
 std::vector<std::string> package_files(const std::filesystem::path& package_dir,
                                        const VariantContents& contents);
 
-// Builds `<build_dir>/<variant_name>/` and returns its path.
+// Builds `<build_dir>/<variant_name>/` and returns its path. Its modes are git's (0755 for
+// folders and executables, 0644 for the rest), whatever the umask, so that one commit built by
+// two users gives the same variant.
 util::Expected<std::filesystem::path> assemble_variant(const VariantContents& contents,
                                                        const std::filesystem::path& build_dir,
                                                        const std::string& variant_name);

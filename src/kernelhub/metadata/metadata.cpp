@@ -31,6 +31,21 @@ Json provenance_json(const Provenance& provenance) {
   if (provenance.kernel) {
     out["kernel"] = git_status_json(Json::object(), *provenance.kernel);
   }
+  if (const auto& build = provenance.build) {
+    Json record = Json::object();
+    if (build->origin) {
+      record["origin"] = *build->origin;
+    }
+    if (build->source_date_epoch) {
+      record["source-date-epoch"] = *build->source_date_epoch;
+    }
+    record["toolchain"] = build->toolchain;
+    record["flags"] = build->flags;
+    out["build"] = std::move(record);
+  }
+  if (!provenance.sandboxed) {
+    out["sandboxed"] = false;
+  }
   return out;
 }
 
@@ -58,6 +73,8 @@ std::string kernels_minver_text(const types::Version& version) {
 }
 
 bool Metadata::is_dirty() const { return provenance && provenance->is_dirty(); }
+
+bool Metadata::is_unsandboxed() const { return provenance && !provenance->sandboxed; }
 
 std::string to_json(const Metadata& metadata) {
   Json out = Json::object();

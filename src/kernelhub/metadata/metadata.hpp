@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,9 +37,29 @@ struct KernelBuilderProvenance {
   friend bool operator==(const KernelBuilderProvenance&, const KernelBuilderProvenance&) = default;
 };
 
+// `provenance.build`, kernelhub's addition (kernels 0.17 and kernels-data read past it): what
+// the variant was built with besides the commit and the builder, enough to build it again and
+// get the same bytes (docs/build.md, "Reproducible builds"). It names no folder of the machine,
+// no user and no time but the commit's, so it is itself the same for every such build.
+struct BuildProvenance {
+  std::optional<std::string> origin;  // the kernel repository's "origin" remote, no credentials
+  std::optional<std::int64_t> source_date_epoch;  // SOURCE_DATE_EPOCH the compilers were given
+  // Tool -> version ("cmake", "cxx": "GNU 12.2.0", "cuda": "NVIDIA 13.0.88", "torch").
+  std::map<std::string, std::string> toolchain;
+  // "build-type", and the flags CMake and the environment gave each language ("cxx", "cuda").
+  std::map<std::string, std::string> flags;
+
+  friend bool operator==(const BuildProvenance&, const BuildProvenance&) = default;
+};
+
 struct Provenance {
   KernelBuilderProvenance kernel_builder;
   std::optional<GitStatus> kernel;  // absent when the kernel was not built from git
+  std::optional<BuildProvenance> build = std::nullopt;
+  // `sandboxed`: false when the build steps ran outside kernel-builder's build sandbox
+  // (--no-sandbox); written only then, so true also stands for its absence (the reference
+  // ignores the key, and older builds lack it).
+  bool sandboxed = true;
 
   // Whether the builder or the kernel had uncommitted changes.
   bool is_dirty() const;
@@ -72,6 +93,8 @@ struct Metadata {
 
   // Provenance says the builder or the kernel was dirty; false without provenance.
   bool is_dirty() const;
+  // Provenance says the build ran outside the build sandbox; false without provenance.
+  bool is_unsandboxed() const;
 
   friend bool operator==(const Metadata&, const Metadata&) = default;
 };

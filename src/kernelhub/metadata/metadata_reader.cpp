@@ -257,7 +257,42 @@ class MetadataReader {
     if (!builder || !kernel) {
       return std::nullopt;
     }
-    return Provenance{std::move(**builder), std::move(*kernel)};
+    // kernel-builder's own key, which the reference ignores: read leniently, so that every
+    // metadata.json the reference accepts stays readable; only `false` means unsandboxed.
+    const auto sandboxed = value.find("sandboxed");
+    const bool unsandboxed = sandboxed != value.end() && sandboxed->is_boolean() &&
+                             !sandboxed->get<bool>();
+    return Provenance{std::move(**builder), std::move(*kernel), read_build(value), !unsandboxed};
+  }
+
+  // `provenance.build` is kernelhub's own record, which the reference reads past: a malformed
+  // one is left out rather than reported, so we accept every file the reference does.
+  static std::optional<BuildProvenance> read_build(const json& provenance) {
+    const auto found = provenance.find("build");
+    if (found == provenance.end() || !found->is_object()) {
+      return std::nullopt;
+    }
+    BuildProvenance build;
+    if (const auto origin = found->find("origin"); origin != found->end() && origin->is_string()) {
+      build.origin = origin->get<std::string>();
+    }
+    if (const auto epoch = found->find("source-date-epoch");
+        epoch != found->end() && epoch->is_number_integer()) {
+      build.source_date_epoch = epoch->get<std::int64_t>();
+    }
+    for (auto [key, target] : {std::pair{"toolchain", &build.toolchain},
+                               std::pair{"flags", &build.flags}}) {
+      const auto map = found->find(key);
+      if (map == found->end() || !map->is_object()) {
+        continue;
+      }
+      for (const auto& [name, text] : map->items()) {
+        if (text.is_string()) {
+          (*target)[name] = text.get<std::string>();
+        }
+      }
+    }
+    return build;
   }
 
  public:

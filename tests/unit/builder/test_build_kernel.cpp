@@ -28,14 +28,24 @@ class FakeRunner final : public CommandRunner {
   std::string module_name = "_relu_cpu.abi3.so";
   int ninja_status = 0;
 
+  std::string ninja_output;  // what a failing ninja printed
+
   util::Expected<int> run(const Command& command) override {
     runs.push_back(command);
-    if (command.argv.front() == "ninja") {
+    // A sandboxed step is "bwrap <options> -- <the step>".
+    auto argv = command.argv;
+    if (argv.front().ends_with("bwrap")) {
+      argv.erase(argv.begin(), std::find(argv.begin(), argv.end(), "--") + 1);
+    }
+    if (argv.front() == "ninja") {
       if (ninja_status != 0) {
+        if (command.on_failure) {
+          command.on_failure(ninja_output);
+        }
         return ninja_status;
       }
-      fs::create_directories(command.argv.at(2));
-      std::ofstream(fs::path(command.argv.at(2)) / module_name) << "not really ELF";
+      fs::create_directories(argv.at(2));
+      std::ofstream(fs::path(argv.at(2)) / module_name) << "not really ELF";
     }
     return 0;
   }
@@ -89,6 +99,7 @@ src = ["relu_cuda/relu.cu"]
 
 BuildOptions options_with_id() {
   BuildOptions options;
+  options.sandbox = Sandboxing::off;  // the sandbox's own tests turn it on
   options.unique_id = "abc1234";
   options.builder_version = "0.1.0";
   return options;
@@ -207,6 +218,86 @@ TEST(BuildKernel, AFailedCompileLeavesNoVariantAndKeepsTheOldOne) {
     const auto name = entry.path().filename().string();
     EXPECT_TRUE(name == ".kernelhub" || name == "torch215-cxx11-cpu-x86_64-linux") << name;
   }
+}
+
+TEST(BuildKernel, StepsRunInTheSandboxWithTheKernelAndTheirBuildTree) {
+  write_relu_kernel();
+  FakeRunner runner;
+  runner.programs.insert("bwrap");
+  auto options = options_with_id();
+  options.sandbox = Sandboxing::on;
+  util::DiagnosticCollector sink;
+  ASSERT_TRUE(build_kernel("relu", options, runner, sink).has_value());
+  const auto kernel = (fs::current_path() / "relu").string();
+  const auto work = kernel + "/build/.kernelhub/torch215-cxx11-cpu-x86_64-linux";
+  std::vector<std::vector<std::string>> steps;
+  for (const auto& run : runner.runs) {
+    if (run.argv.front() == "/usr/bin/bwrap" && run.argv.back() != "true") {
+      steps.push_back(run.argv);
+    }
+  }
+  ASSERT_EQ(steps.size(), 2U) << "the configure and ninja, each in the sandbox";
+  for (const auto& argv : steps) {
+    const auto bound = [&argv](const std::string& flag, const std::string& path) {
+      for (std::size_t i = 0; i + 2 < argv.size(); ++i) {
+        if (argv[i] == flag && argv[i + 1] == path && argv[i + 2] == path) {
+          return true;
+        }
+      }
+      return false;
+    };
+    EXPECT_TRUE(bound("--ro-bind-try", kernel));
+    EXPECT_TRUE(bound("--bind", work));
+  }
+  EXPECT_EQ(steps[0][std::find(steps[0].begin(), steps[0].end(), "--") - steps[0].begin() + 1],
+            "cmake");
+  const auto meta = nlohmann::json::parse(
+      util::read_file("relu/build/torch215-cxx11-cpu-x86_64-linux/metadata.json").value());
+  EXPECT_FALSE(meta["provenance"].contains("sandboxed")) << "sandboxed is the default";
+
+  // Without the sandbox: the steps run as they are, and the provenance says so.
+  runner.runs.clear();
+  options.sandbox = Sandboxing::off;
+  ASSERT_TRUE(build_kernel("relu", options, runner, sink).has_value());
+  EXPECT_TRUE(std::none_of(runner.runs.begin(), runner.runs.end(), [](const Command& run) {
+    return run.argv.front() == "/usr/bin/bwrap";
+  }));
+  const auto unsandboxed = nlohmann::json::parse(
+      util::read_file("relu/build/torch215-cxx11-cpu-x86_64-linux/metadata.json").value());
+  EXPECT_EQ(unsandboxed["provenance"]["sandboxed"], false);
+}
+
+TEST(BuildKernel, AStepTheSandboxStoppedSaysWhatItTried) {
+  write_relu_kernel();
+  FakeRunner runner;
+  runner.programs.insert("bwrap");
+  runner.ninja_status = 1;
+  runner.ninja_output = "curl: (6) Could not resolve host: example.invalid\n"
+                        "  fetching https://example.invalid/weights.bin\n";
+  auto options = options_with_id();
+  options.sandbox = Sandboxing::on;
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("relu", options, runner, sink);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_TRUE(result.error().message.starts_with(
+      "`ninja` failed with exit status 1 while building torch215-cxx11-cpu-x86_64-linux in the "
+      "build sandbox: the build tried to reach the network "
+      "(\"https://example.invalid/weights.bin\"), which the sandbox forbids"))
+      << result.error().message;
+}
+
+TEST(BuildKernel, NoBubblewrapFailsPointingAtNoSandbox) {
+  write_relu_kernel();
+  FakeRunner runner;  // no bwrap in its PATH
+  auto options = options_with_id();
+  options.sandbox = Sandboxing::on;
+  util::DiagnosticCollector sink;
+  const auto result = build_kernel("relu", options, runner, sink);
+  ASSERT_FALSE(result.has_value());
+  EXPECT_NE(result.error().message.find("bubblewrap (`bwrap`), which was not found"),
+            std::string::npos)
+      << result.error().message;
+  EXPECT_NE(result.error().message.find("--no-sandbox"), std::string::npos);
 }
 
 TEST(BuildKernel, MissingToolsAreNamed) {

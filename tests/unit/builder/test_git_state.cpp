@@ -69,5 +69,29 @@ TEST(GitState, TreeCommitAndDirtiness) {
   EXPECT_TRUE(read_git_state("repo/kernel")->status.dirty);
 }
 
+TEST(GitState, CommitTimeAndOriginWithoutCredentials) {
+  git("init -q repo");
+  write("repo/build.toml", "x\n");
+  git("-C repo add .");
+  ::setenv("GIT_COMMITTER_DATE", "2026-03-01T12:00:00Z", 1);
+  git("-C repo commit -qm first");
+  ::unsetenv("GIT_COMMITTER_DATE");
+  auto state = read_git_state("repo");
+  ASSERT_TRUE(state.has_value());
+  EXPECT_EQ(state->commit_time, 1772366400);
+  EXPECT_FALSE(state->origin.has_value());
+
+  git("-C repo remote add origin https://user:token@hub.example/k/relu.git");
+  EXPECT_EQ(read_git_state("repo")->origin, "https://hub.example/k/relu.git");
+}
+
+TEST(GitState, UrlWithoutCredentials) {
+  EXPECT_EQ(url_without_credentials("https://u:p@host/a@b"), "https://host/a@b");
+  EXPECT_EQ(url_without_credentials("ssh://git@host:22/x.git"), "ssh://host:22/x.git");
+  EXPECT_EQ(url_without_credentials("https://host/x"), "https://host/x");
+  EXPECT_EQ(url_without_credentials("git@host:org/x.git"), "git@host:org/x.git");
+  EXPECT_EQ(url_without_credentials("/srv/git/x"), "/srv/git/x");
+}
+
 }  // namespace
 }  // namespace kernelhub::builder

@@ -60,7 +60,8 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
     paths.push_back(file.path);
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/glibc_compat.cpp",
-                                             "compat/glibc_pins.h", "compat/stdcxx_nonshared.py",
+                                             "compat/glibc_pins.h", "compat/reproducible.cmake",
+                                             "compat/stdcxx_nonshared.py",
                                              "torch-ext/kernelhub_ops_name.h",
                                              "torch-ext/registration.h",
                                              "torch-ext/relu_op/_ops.py"}));

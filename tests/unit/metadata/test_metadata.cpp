@@ -79,6 +79,36 @@ TEST(Metadata, RoundTripsThroughTheReader) {
   EXPECT_EQ(*back, m);
 }
 
+TEST(Metadata, WritesAndReadsTheBuildRecord) {
+  // provenance.build (docs/build.md, "Reproducible builds"): after the reference's keys, maps
+  // in key order; read back whole, and a malformed one is left out, never an error, since the
+  // reference reads past it.
+  auto m = sample();
+  BuildProvenance build{"https://hub.example/k/relu.git", 1772366400,
+                        {{"torch", "2.15.0"}, {"cxx", "GNU 12.2.0"}},
+                        {{"build-type", "Release"}, {"cxx", "-O2"}}};
+  m.provenance = Provenance{{"0.1.0", std::nullopt}, status('b', true), build};
+  const auto text = to_json(m);
+  EXPECT_NE(text.find("\"dirty\": true\n    },\n    \"build\": {\n"
+                      "      \"origin\": \"https://hub.example/k/relu.git\",\n"
+                      "      \"source-date-epoch\": 1772366400,\n"
+                      "      \"toolchain\": {\n        \"cxx\": \"GNU 12.2.0\",\n"
+                      "        \"torch\": \"2.15.0\"\n      },\n"),
+            std::string::npos)
+      << text;
+  auto back = parse_metadata(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, m);
+
+  auto odd = text;
+  odd.replace(odd.find("\"toolchain\": {"), 14, "\"toolchain\": 7, \"x\": {");
+  back = parse_metadata(odd);
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->provenance && back->provenance->build);
+  EXPECT_TRUE(back->provenance->build->toolchain.empty());
+  EXPECT_EQ(back->provenance->build->flags, build.flags);
+}
+
 TEST(Metadata, IsDirtyWhenEitherSideIsDirty) {
   for (const bool builder_dirty : {false, true}) {
     for (const bool kernel_dirty : {false, true}) {
@@ -91,6 +121,29 @@ TEST(Metadata, IsDirtyWhenEitherSideIsDirty) {
   EXPECT_FALSE(m.is_dirty());
   m.provenance = Provenance{{"1", std::nullopt}, std::nullopt};
   EXPECT_FALSE(m.is_dirty());
+}
+
+TEST(Metadata, RecordsABuildOutsideTheSandboxAndReadsItBack) {
+  auto m = sample();
+  m.provenance = Provenance{{"1", std::nullopt}, std::nullopt, std::nullopt, true};
+  EXPECT_EQ(to_json(m).find("sandboxed"), std::string::npos) << "only false is written";
+  EXPECT_FALSE(m.is_unsandboxed());
+  m.provenance->sandboxed = false;
+  const auto text = to_json(m);
+  EXPECT_NE(text.find("\"version\": \"1\"\n    },\n    \"sandboxed\": false\n  }"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(m.is_unsandboxed());
+  auto back = parse_metadata(text);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, m);
+  // The reference ignores the key; so does the reader when it is not a boolean.
+  auto odd = parse_metadata(
+      R"({"name": "relu", "id": "_relu_cpu_abc", "version": 1, "license": "MIT",
+          "python-depends": [], "backend": {"type": "cpu"},
+          "provenance": {"kernel-builder": {"version": "1"}, "sandboxed": "no"}})");
+  ASSERT_TRUE(odd) << odd.error().message;
+  EXPECT_FALSE(odd->is_unsandboxed());
 }
 
 TEST(Metadata, WritesFilesAtomically) {

@@ -3,6 +3,8 @@
 // `build-and-copy` (the same here): builds every variant of the kernel in DIR this machine can
 // build into DIR/build/<variant>/, and says which backends it left out and why.
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <filesystem>
 #include <vector>
 #include <map>
@@ -126,6 +128,15 @@ void run_build(const BuildCommandOptions& given, RunState& state) {
   }
   build_options.probe_cache = builder::probe_cache_dir();
   build_options.variants = options.variants;
+  const char* no_sandbox = std::getenv("KERNELHUB_NO_SANDBOX");
+  if (options.no_sandbox ||
+      (no_sandbox != nullptr && *no_sandbox != '\0' && std::string_view(no_sandbox) != "0")) {
+    build_options.sandbox = builder::Sandboxing::off;
+    std::fputs("kernel-builder: warning: building without the build sandbox (--no-sandbox): the "
+               "build steps can reach the network and read any file; the variants' provenance "
+               "records `sandboxed: false`, and `upload` warns about them\n",
+               stderr);
+  }
   std::unique_ptr<checks::ImportCheckWorker> load_checker;
   if (!options.skip_checks) {
     // The load check's interpreter imports torch and kernels while the first variant
@@ -198,6 +209,11 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
   sub.add_flag("--skip-checks", options.skip_checks,
                "skip check-layout, check-ops and check-imports before the build and "
                "check-load after it");
+  sub.add_flag("--no-sandbox", options.no_sandbox,
+               "run cmake and ninja as they are, not in the build sandbox (bubblewrap: no "
+               "network, a private HOME and /tmp, only the kernel's folder, the toolchain and "
+               "the Python environment visible), for machines that cannot create namespaces; "
+               "the provenance records it (also KERNELHUB_NO_SANDBOX=1)");
   sub.add_flag("--json", options.json,
                "print the built, failed (set aside by the load check) and skipped variants as "
                "JSON");

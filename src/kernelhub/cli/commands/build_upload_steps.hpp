@@ -22,6 +22,7 @@ struct BuildCommandOptions {
   bool skip_checks = false;  // check-ops/-layout/-imports before, check-load after
   bool json = false;
   bool verbose = false;  // the loader's whole output when a load check fails
+  bool no_sandbox = false;  // --no-sandbox (or KERNELHUB_NO_SANDBOX=1)
 };
 
 struct UploadOptions {

@@ -202,6 +202,7 @@ void run_upload(const UploadOptions& options) {
   std::set<std::uint64_t> versions;
   std::set<std::string> kernel_names;
   std::vector<std::string> dirty;
+  std::vector<std::string> unsandboxed;
   std::vector<hub::UploadVariant> variants;
   std::map<std::string, std::optional<std::uint64_t>> built_versions;
   for (const auto& variant_dir : variant_dirs) {
@@ -216,6 +217,9 @@ void run_upload(const UploadOptions& options) {
       if (metadata->is_dirty()) {
         dirty.push_back(name);
       }
+      if (metadata->is_unsandboxed()) {
+        unsandboxed.push_back(name);
+      }
     }
   }
   if (variants_root == dir / "build") {
@@ -226,6 +230,12 @@ void run_upload(const UploadOptions& options) {
                "warning: uploading {} build variant(s) built from a dirty git tree (uncommitted "
                "changes): {}\n",
                dirty.size(), fmt::join(dirty, ", "));
+  }
+  if (!unsandboxed.empty()) {
+    fmt::print(stderr,
+               "warning: uploading {} build variant(s) built without the build sandbox "
+               "(--no-sandbox): {}\n",
+               unsandboxed.size(), fmt::join(unsandboxed, ", "));
   }
 
   std::string problem;

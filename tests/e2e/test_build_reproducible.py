@@ -1,0 +1,209 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Same inputs, same bytes (issue 24 §1): one commit of a kernel, built in two folders of
+different depth, by two "users" (HOME, umask 0022 and 0077, LANG/LC_ALL, TZ), from checkouts
+whose files have different times, with ccache off, gives the same variant: the same files,
+byte for byte and mode for mode, so the same digests in metadata.json, and the same
+metadata.json. One build per kind and folder: cpu and cuda (examples/relu), noarch
+(examples/silu-and-mul), Torch stable ABI (examples/relu-stable-abi) and tvm-ffi
+(examples/relu-tvm-ffi, cpu). The cpu test also checks what `provenance.build` records, and
+that the reference's readers (kernels 0.17.2, kernels-data) load that metadata.json.
+
+Before the fix the cpu module held the two folders' absolute source paths (and so a different
+GNU build id), the cuda module also nvcc's temporary file names (tmpxft_<pid>_...) and a
+module id hashed from the source's absolute path, and the variants' modes followed the umask.
+"""
+import json
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, VENV_BIN, run
+from test_build_cuda import NVCC, TORCH_CUDA
+
+PYTHON = VENV_BIN / "python"
+
+pytestmark = pytest.mark.skipif(
+    not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    reason="needs the .venv with torch, cmake and ninja")
+
+# One commit, whoever makes it where: the same tree, author, committer and dates give the same
+# commit id, so both builds get the same kernel id and provenance.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Kernel Author", "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Kernel Author", "GIT_COMMITTER_EMAIL": "author@example.invalid",
+    "GIT_AUTHOR_DATE": "2026-03-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-03-01T12:00:00Z",
+}
+COMMIT_TIME = 1772366400  # 2026-03-01T12:00:00Z
+ORIGIN = "https://builder:s3cret@hub.example.invalid/kernels-community/{name}.git"
+
+# The two builders: everything that differs between two people's machines but is not an input.
+USERS = [
+    {"umask": 0o022, "env": {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TZ": "UTC",
+                             "USER": "alice"}, "mtime": 1_700_000_000},
+    {"umask": 0o077, "env": {"LANG": "en_US.UTF-8", "LC_ALL": "en_US.UTF-8",
+                             "TZ": "Pacific/Auckland", "USER": "bob"}, "mtime": 1_000_000_000},
+]
+
+
+def git(kernel: Path, *args):
+    result = subprocess.run(["git", *args], cwd=kernel, capture_output=True, text=True,
+                            env={**os.environ, **GIT_IDENTITY})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def checkout(example: str, folder: Path, mtime: int, backends=None) -> Path:
+    """examples/<example> committed in `folder`/<example> with the fixed identity, an origin
+    remote, and every file's time set to `mtime` (a checkout made at another moment)."""
+    kernel = folder / example
+    shutil.copytree(EXAMPLES / example, kernel,
+                    ignore=shutil.ignore_patterns("build", "__pycache__"))
+    if backends is not None:
+        toml = kernel / "build.toml"
+        text = toml.read_text()
+        replaced = text.replace('backends = ["cpu", "cuda"]', f"backends = {json.dumps(backends)}")
+        assert replaced != text, toml
+        toml.write_text(replaced)
+    git(kernel, "init", "-q", "-b", "main")
+    git(kernel, "add", "-A")
+    git(kernel, "commit", "-q", "-m", "kernel")
+    git(kernel, "remote", "add", "origin", ORIGIN.format(name=example))
+    for path in kernel.rglob("*"):
+        if ".git" not in path.relative_to(kernel).parts:
+            os.utime(path, (mtime, mtime), follow_symlinks=False)
+    return kernel
+
+
+def build(kernel_builder, kernel: Path, user: dict, home: Path, variants=()):
+    home.mkdir(parents=True)
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("SOURCE_DATE_EPOCH", "XDG_CACHE_HOME", "CCACHE_BASEDIR")}
+    env.update(user["env"], HOME=str(home), CCACHE_DISABLE="1")
+    args = [kernel_builder, "build", kernel, "--python", PYTHON, "--json", "--skip-checks"]
+    for variant in variants:
+        args += ["--variant", variant]
+    result = subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=900,
+                            preexec_fn=lambda: os.umask(user["umask"]))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def variant_files(variant: Path) -> dict:
+    """Every file and folder of a variant: its mode, and a file's bytes."""
+    files = {}
+    for path in sorted(variant.rglob("*")):
+        info = path.lstat()
+        key = path.relative_to(variant).as_posix()
+        files[key] = (stat.S_IMODE(info.st_mode),
+                      path.read_bytes() if stat.S_ISREG(info.st_mode) else None)
+    files["."] = (stat.S_IMODE(variant.lstat().st_mode), None)
+    return files
+
+
+def assert_same_variants(first: dict, second: dict):
+    assert [v["name"] for v in first["variants"]] == [v["name"] for v in second["variants"]]
+    assert first["variants"], first
+    for a, b in zip(first["variants"], second["variants"]):
+        assert a["id"] == b["id"]
+        meta_a = json.loads((Path(a["path"]) / "metadata.json").read_text())
+        meta_b = json.loads((Path(b["path"]) / "metadata.json").read_text())
+        assert meta_a["digest"] == meta_b["digest"], a["name"]
+        files_a, files_b = variant_files(Path(a["path"])), variant_files(Path(b["path"]))
+        assert sorted(files_a) == sorted(files_b), a["name"]
+        for name in files_a:
+            assert files_a[name][0] == files_b[name][0], f"{a['name']}/{name}: modes differ"
+            assert files_a[name][1] == files_b[name][1], f"{a['name']}/{name}: bytes differ"
+
+
+def build_in_two_folders(kernel_builder, tmp_path, example, variants=(), backends=None):
+    """The example built by the two USERS, in folders of different depth; their results."""
+    results = []
+    for index, (user, folder) in enumerate(zip(USERS, ["a", "b/deeper/than/a"])):
+        kernel = checkout(example, tmp_path / folder, user["mtime"], backends)
+        results.append(build(kernel_builder, kernel, user, tmp_path / f"home-{index}" / "user",
+                             variants))
+    assert git(tmp_path / "a" / example, "rev-parse", "HEAD") == git(
+        tmp_path / "b/deeper/than/a" / example, "rev-parse", "HEAD")
+    return results
+
+
+def variant_names(kernel_builder, example: str, marker: str):
+    listed = run([kernel_builder, "list-variants", EXAMPLES / example], check=True)
+    return [name for name in listed.stdout.split() if marker in name]
+
+
+def load_with_reference(metadata_json: bytes):
+    """metadata.json read by kernels 0.17.2 and kernels-data, the reference's readers."""
+    script = ("import sys, kernels._rust as k, kernels_data as d\n"
+              "data = sys.stdin.buffer.read()\n"
+              "meta = k.Metadata.from_bytes(data)\n"
+              "d.Metadata.from_bytes(data)\n"
+              "print(meta.provenance.kernel.commit, meta.provenance.dirty)\n")
+    result = subprocess.run([str(PYTHON), "-c", script], input=metadata_json,
+                            capture_output=True)
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode().split()
+
+
+def test_cpu_variant_is_reproducible(kernel_builder, tmp_path):
+    cpu = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n]
+    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu", cpu[:1])
+    assert_same_variants(first, second)
+
+    variant = Path(first["variants"][0]["path"])
+    metadata_json = (variant / "metadata.json").read_bytes()
+    provenance = json.loads(metadata_json)["provenance"]
+    commit = git(variant.parent.parent, "rev-parse", "HEAD")
+    assert provenance["kernel"] == {"commit": commit, "dirty": False}
+    record = provenance["build"]
+    # The origin without its credentials, the commit's time as the compilers' clock.
+    assert record["origin"] == "https://hub.example.invalid/kernels-community/relu.git"
+    assert record["source-date-epoch"] == COMMIT_TIME
+    torch_version = subprocess.run([str(PYTHON), "-c", "import torch; print(torch.__version__)"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+    assert record["toolchain"]["torch"] == torch_version
+    assert record["toolchain"]["cxx"].split()[0] in ("GNU", "Clang")
+    assert record["toolchain"]["cmake"]
+    assert record["flags"]["build-type"] == "Release"
+    # Nothing of the machine: no folder, no user, no HOME.
+    for text in (str(tmp_path), "alice", "bob", "s3cret"):
+        assert text not in metadata_json.decode()
+    assert load_with_reference(metadata_json) == [commit, "False"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found: install the CUDA toolkit")
+@pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")
+def test_cuda_variant_is_reproducible(kernel_builder, tmp_path):
+    cuda = variant_names(kernel_builder, "relu", "-cu")
+    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu", cuda[:1])
+    assert_same_variants(first, second)
+    record = json.loads((Path(first["variants"][0]["path"]) / "metadata.json").read_text())
+    assert record["provenance"]["build"]["toolchain"]["cuda"].startswith("NVIDIA ")
+
+
+def test_noarch_variants_are_reproducible(kernel_builder, tmp_path):
+    first, second = build_in_two_folders(kernel_builder, tmp_path, "silu-and-mul")
+    assert_same_variants(first, second)
+
+
+def test_stable_abi_variant_is_reproducible(kernel_builder, tmp_path):
+    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu-stable-abi")
+    assert_same_variants(first, second)
+
+
+def _venv_has_tvm_ffi() -> bool:
+    return subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not PYTHON.exists() or not _venv_has_tvm_ffi(),
+                    reason="needs apache-tvm-ffi in the .venv")
+def test_tvm_ffi_variant_is_reproducible(kernel_builder, tmp_path):
+    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu-tvm-ffi",
+                                         backends=["cpu"])
+    assert_same_variants(first, second)
