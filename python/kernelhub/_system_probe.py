@@ -41,10 +41,10 @@ def _tvm_ffi_version() -> str | None:
         except OSError:
             continue
         for name in names:
-            # Wheel installers name it apache_tvm_ffi-<version>.dist-info (PEP 491's escaping);
-            # the version is read from the file, not the folder's name.
-            if not (name.endswith(".dist-info") and
-                    name.lower().replace("-", "_").startswith("apache_tvm_ffi-")):
+            # Installers name it apache_tvm_ffi-<version>.dist-info (the project part escaped,
+            # PEP 491); the version is read from the file, not from the folder's name.
+            project = name.partition("-")[0].lower().replace(".", "_")
+            if not (name.endswith(".dist-info") and project == "apache_tvm_ffi"):
                 continue
             try:
                 with open(os.path.join(site, name, "METADATA"), encoding="utf-8") as stream:
