@@ -61,11 +61,13 @@ def _folder() -> str | None:
     if off or root is None or sys.implementation.cache_tag is None:
         return None
     folder = os.path.join(root, "bytecode", sys.implementation.cache_tag)
+    checked = (root, os.path.join(root, "bytecode"), folder)
+    if all(_private_folder(path) for path in checked):
+        return folder  # the usual case: three lstat calls, no makedirs and its exception
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError:
         return None
-    checked = (root, os.path.join(root, "bytecode"), folder)
     return folder if all(_private_folder(path) for path in checked) else None
 
 

@@ -19,7 +19,6 @@ from . import _kernelhub, _system
 from ._errors import translate_errors
 from ._loader import RepoInfo, import_variant, validate_variant
 from ._locks import KernelLocks, LockedDependency, find_locked
-from ._metadata import Metadata
 from ._variants import VariantAccepted, VariantRejected, decisions
 
 # kernels logs the outdated-version warning on `kernels._versions`; ours on the same spot of
@@ -189,11 +188,7 @@ def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator) -> ModuleType:
         return locate_module
 
     def depends_of(location) -> list[Spec]:
-        metadata_json = location[2]["metadata_json"]
-        if metadata_json is None:
-            return []
-        return [dependency.spec()
-                for dependency in Metadata.from_json(metadata_json).kernel_depends]
+        return list(location[2]["kernel_depends"])
 
     def make(location, deps: dict[str, ModuleType]) -> ModuleType:
         variant_path, repo_info, info = location

@@ -4,7 +4,6 @@
 
 import importlib.machinery
 import importlib.util
-import json
 import logging
 import os
 import sys
@@ -152,14 +151,13 @@ def validate_variant(variant_path: Path, info: dict) -> None:
     it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError),
     then a build from a dirty git tree (a warning on the `kernelhub.validate` logger). Run on
     every load, a repeated one included, as kernels does."""
-    if info["metadata_json"] is None:
+    if not info["has_metadata"]:
         return
-    metadata = Metadata.from_json(info["metadata_json"])
-    validate_dependencies(info["python_name"], metadata.python_depends)
+    validate_dependencies(info["python_name"], info["python_depends"])
     # compat_version as the package has it now (kernels reads its __version__ at each check)
     package = sys.modules.get(__package__)
     _kernelhub.check_kernels_minver(
-        variant_path, getattr(package, "compat_version", _kernelhub.compat_version))
+        info["module"], getattr(package, "compat_version", _kernelhub.compat_version))
     if info["dirty_build"] is not None:
         _validate_logger.warning(info["dirty_build"])
 
@@ -214,8 +212,7 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
         except Exception as error:
             sys.modules.pop(name, None)
             # kernels' note, naming the kernel (and for Hub loads where it came from).
-            kernel = (json.loads(info["metadata_json"])["name"] if info["metadata_json"]
-                      else info["python_name"])
+            kernel = info["name"] or info["python_name"]
             origin = (f"({repo_info.repo_id}, revision: {repo_info.revision})" if repo_info
                       else "")
             if hasattr(error, "add_note"):  # Python 3.11 and later
@@ -229,7 +226,7 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
             for var, token in reversed(tokens):
                 var.reset(token)
         path = _kernelhub.registry_add(
-            variant_path,
+            info["module"],
             repo_info.repo_id if repo_info else None,
             repo_info.revision if repo_info else None,
         )

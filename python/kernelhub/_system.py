@@ -1,20 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """What this process runs on, asked once: the same probe the C++ detection runs in a child
-interpreter, run here in-process so torch is imported only once."""
+interpreter (_system_probe.py), run here in-process so torch is imported only once."""
 
-import contextlib
 import functools
-import io
+import json
 
-from . import _bytecode, _kernelhub
+from . import _system_probe
 
 
 @functools.lru_cache(maxsize=1)
 def probe_json() -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(_bytecode.compile_source(_kernelhub.probe_script().encode(), "<kernelhub probe>"), {})
-    return out.getvalue().strip().splitlines()[-1]
+    return json.dumps(_system_probe.probe())
 
 
 def device_arch() -> tuple[tuple[int, int] | None, str | None]:

@@ -37,16 +37,37 @@ using kernelhub::python::value_or_raise;
 
 namespace {
 
-nb::dict module_dict(const loader::KernelModule& module) {
+// What Python needs of a resolved variant, without a metadata.json round trip: its depends
+// already as lists, and the resolved module itself (`module`, opaque), which
+// check_kernels_minver and registry_add take instead of resolving the folder again.
+nb::dict module_dict(loader::KernelModule module) {
   nb::dict out;
   out["variant_path"] = module.variant_path;
   out["module_name"] = module.module_name;
   out["entry_file"] = module.entry_file;
   out["python_name"] = module.python_name;
-  out["metadata_json"] =
-      module.metadata ? nb::cast(metadata::to_json(*module.metadata)) : nb::none();
+  nb::list python_depends;
+  nb::list kernel_depends;
+  if (module.metadata) {
+    out["name"] = module.metadata->name.str();
+    for (const auto& name : module.metadata->python_depends) {
+      python_depends.append(name);
+    }
+    for (const auto& dependency : module.metadata->kernel_depends) {
+      kernel_depends.append(nb::make_tuple(
+          dependency.repo_id,
+          dependency.version ? nb::cast(*dependency.version) : nb::none(),
+          dependency.revision ? nb::cast(*dependency.revision) : nb::none()));
+    }
+  } else {
+    out["name"] = nb::none();
+  }
+  out["has_metadata"] = module.metadata.has_value();
+  out["python_depends"] = python_depends;
+  out["kernel_depends"] = kernel_depends;
   out["warnings"] = module.warnings;
   out["dirty_build"] = module.dirty_build ? nb::cast(*module.dirty_build) : nb::none();
+  out["module"] = nb::cast(std::move(module));
   return out;
 }
 
@@ -58,6 +79,8 @@ loader::LoadedKernelRegistry& kernelhub::python::registry() {
 }
 
 NB_MODULE(_kernelhub, m) {
+  // A resolved variant (resolve_kernel_module's "module"), handed back to the calls that need it.
+  nb::class_<loader::KernelModule>(m, "KernelModule");
   m.doc() = "kernelhub's C++ loader core";
   kernelhub::python::bind_hub(m);
   kernelhub::python::bind_lock(m);
@@ -127,14 +150,12 @@ NB_MODULE(_kernelhub, m) {
 
   m.def(
       "check_kernels_minver",
-      [](const fs::path& variant_path, const std::string& installed) {
-        const auto module =
-            value_or_raise(loader::resolve_kernel_module(variant_path), PyExc_FileNotFoundError);
+      [](const loader::KernelModule& module, const std::string& installed) {
         if (auto checked = loader::check_kernels_minver(module, installed); !checked) {
           python::raise(PyExc_RuntimeError, checked.error().message);
         }
       },
-      nb::arg("variant_path"), nb::arg("installed") = std::string(loader::k_compat_version),
+      nb::arg("module"), nb::arg("installed") = std::string(loader::k_compat_version),
       "RuntimeError when the variant's kernels-minver is newer than compat_version.");
   m.attr("compat_version") = std::string(loader::k_compat_version);
 
@@ -167,11 +188,11 @@ NB_MODULE(_kernelhub, m) {
     return found ? nb::cast(found->module.variant_path) : nb::none();
   });
 
-  m.def("registry_add", [](const fs::path& variant_path, const std::optional<std::string>& repo_id,
+  m.def("registry_add", [](const loader::KernelModule& module,
+                           const std::optional<std::string>& repo_id,
                            const std::optional<std::string>& revision) {
     loader::LoadedKernel kernel;
-    kernel.module = value_or_raise(loader::resolve_kernel_module(variant_path),
-                                   PyExc_FileNotFoundError);
+    kernel.module = module;
     if (repo_id) {
       kernel.repo_info = loader::RepoInfo{*repo_id, revision.value_or("")};
     }
@@ -186,6 +207,9 @@ NB_MODULE(_kernelhub, m) {
     nb::list out;
     for (const auto& kernel : registry().list()) {
       nb::dict entry = module_dict(kernel.module);
+      entry["metadata_json"] = kernel.module.metadata
+                                   ? nb::cast(metadata::to_json(*kernel.module.metadata))
+                                   : nb::none();
       if (kernel.repo_info) {
         entry["repo_info"] = nb::make_tuple(kernel.repo_info->repo_id, kernel.repo_info->revision);
       } else {

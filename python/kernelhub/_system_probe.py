@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What the reference loader asks of this Python and its torch, asked the same way.
+
+One source, two uses: the C++ core embeds this file and runs it in a child interpreter
+(`python -c`, which prints the JSON line below) to learn about a Python it does not run in,
+and the Python package imports it, so a load in this process pays no compile of it (an
+installed module has its bytecode beside it) and torch is imported once. It must keep to the
+standard library and torch, print nothing when imported, and run on any Python a kernel may
+be built for."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import sysconfig
+
+
+def _tvm_ffi_version() -> str | None:
+    """apache-tvm-ffi's installed version, from its package metadata: importing tvm_ffi only
+    to ask costs ~30 ms (it loads its library and runs ldconfig), and only major.minor
+    matters. The dist-info folder is looked for beside the `tvm_ffi` package (one listing of
+    one folder, where importlib.metadata lists every folder of sys.path), and only the head of
+    METADATA is read (importlib.metadata.version() parses the whole file as an e-mail)."""
+    module = sys.modules.get("tvm_ffi")
+    if module is not None:
+        return str(module.__version__)
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("tvm_ffi")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for package in spec.submodule_search_locations:
+        site = os.path.dirname(package)
+        try:
+            names = os.listdir(site)
+        except OSError:
+            continue
+        for name in names:
+            # Installers name it apache_tvm_ffi-<version>.dist-info (the project part escaped,
+            # PEP 491); the version is read from the file, not from the folder's name.
+            project = name.partition("-")[0].lower().replace(".", "_")
+            if not (name.endswith(".dist-info") and project == "apache_tvm_ffi"):
+                continue
+            try:
+                with open(os.path.join(site, name, "METADATA"), encoding="utf-8") as stream:
+                    for line in stream:
+                        if not line.strip():
+                            break  # the end of the headers
+                        if line.lower().startswith("version:"):
+                            return line[len("version:"):].strip()
+            except OSError:
+                continue
+    return None
+
+
+def _torch_facts(torch) -> dict:
+    facts = {
+        "version": str(torch.__version__),
+        "cxx11": bool(torch.compiled_with_cxx11_abi()),
+        "cuda": torch.version.cuda,
+        "hip": torch.version.hip,
+        "xpu": getattr(torch.version, "xpu", None),
+        "tpu": hasattr(torch.backends, "tpu"),
+        "neuron": hasattr(torch, "neuron"),
+        "mps": bool(torch.backends.mps.is_available()),
+        "privateuse1": None,
+        "cann": None,
+    }
+    try:
+        if facts["cuda"] or facts["hip"]:
+            facts["device"] = bool(torch.cuda.is_available())
+        elif facts["xpu"]:
+            facts["device"] = bool(torch.xpu.is_available())
+    except Exception:
+        facts["device"] = False
+    try:
+        facts["privateuse1"] = torch._C._get_privateuse1_backend_name()
+    except Exception:
+        pass
+    if facts["privateuse1"] == "npu":
+        try:
+            from torch_npu.utils.collect_env import get_cann_version
+            version = get_cann_version()
+            facts["cann"] = f"{version[0]}.{version[2]}"
+        except Exception:
+            pass
+    return facts
+
+
+def _cudart_version() -> str | None:
+    """Without torch: the CUDA runtime's version, where a libcudart can be loaded."""
+    try:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("cudart")
+        if name:
+            version = ctypes.c_int(0)
+            if ctypes.CDLL(name).cudaRuntimeGetVersion(ctypes.byref(version)) == 0:
+                return f"{version.value // 1000}.{(version.value % 1000) // 10}"
+    except Exception:
+        pass
+    return None
+
+
+def probe() -> dict:
+    out = {
+        "executable": sys.executable,
+        "machine": platform.machine(),
+        "system": platform.system(),
+        "mac_ver": platform.mac_ver()[0] if sys.platform == "darwin" else "",
+        "free_threaded": sys.version_info < (3, 15) and
+                         bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+    }
+    try:
+        import torch
+    except Exception:
+        torch = None
+    if torch is not None:
+        out["torch"] = _torch_facts(torch)
+    else:
+        cudart = _cudart_version()
+        if cudart:
+            out["cudart"] = cudart
+    try:
+        tvm_ffi = _tvm_ffi_version()
+        if tvm_ffi:
+            out["tvm_ffi"] = tvm_ffi
+    except Exception:
+        pass
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(probe()))

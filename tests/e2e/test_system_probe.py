@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The system probe (python/kernelhub/_system_probe.py) is one file with two uses: the C++
+core embeds it and runs it in a child interpreter, the Python package imports it in-process.
+Both must say the same, and what they say of tvm-ffi must be what the installed package's
+metadata says (the probe reads it without importlib.metadata, for speed)."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import VENV_BIN
+
+PYTHON = VENV_BIN / "python"
+
+
+def run_python(code: str) -> str:
+    result = subprocess.run([str(PYTHON), "-c", code], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_the_child_and_the_in_process_probe_agree():
+    script = run_python("import kernelhub._kernelhub as k; import json; "
+                        "print(json.dumps(k.probe_script()))")
+    child = json.loads(run_python(json.loads(script)))
+    in_process = json.loads(run_python("from kernelhub import _system; "
+                                       "print(_system.probe_json())"))
+    assert child == in_process
+    assert child["machine"] and child["system"]
+    assert "torch" in child, "the venv has torch: the probe must see it"
+
+
+def test_the_tvm_ffi_version_is_the_installed_distributions():
+    expected = run_python(
+        "import importlib.metadata as m, json\n"
+        "try:\n    print(json.dumps(m.version('apache-tvm-ffi')))\n"
+        "except m.PackageNotFoundError:\n    print('null')")
+    if json.loads(expected) is None:
+        pytest.skip("apache-tvm-ffi is not installed")
+    probed = json.loads(run_python("from kernelhub import _system; print(_system.probe_json())"))
+    assert probed.get("tvm_ffi") == json.loads(expected)
+
+
+def test_no_tvm_ffi_is_no_version(tmp_path):
+    # A folder first on the path whose tvm_ffi package has no dist-info beside it: the probe
+    # says nothing rather than guessing (importlib.metadata would find none either).
+    (tmp_path / "tvm_ffi").mkdir()
+    (tmp_path / "tvm_ffi" / "__init__.py").write_text("")
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+            "from kernelhub import _system_probe; import json; "
+            "print(json.dumps(_system_probe.probe().get('tvm_ffi')))")
+    assert json.loads(run_python(code)) is None
