@@ -443,6 +443,7 @@ def main() -> None:
     (work / "tokens").write_text(TOKEN + "\n")
     started: list = []
     rows = []
+    proxy = None
     try:
         upstream, upstream_url = start_hub(args.bin_dir, work / "upstream", work / "tokens",
                                            args.clients)
@@ -487,9 +488,8 @@ def main() -> None:
             else:
                 process.terminate()
                 process.wait(timeout=30)
-        proxy_obj = locals().get("proxy")
-        if proxy_obj:
-            proxy_obj.close()
+        if proxy:
+            proxy.close()
         shutil.rmtree(work, ignore_errors=True)
 
     if args.json:
