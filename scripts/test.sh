@@ -9,4 +9,10 @@ build_dir=${KERNELHUB_BUILD_DIR:-build}
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
 export PATH="$PWD/.venv/bin:$PATH"
 # --durations: the slowest tests in every log, where CI time goes (it should stay under 40 min).
-.venv/bin/python -m pytest -q --durations=40 tests/e2e
+# Two worker processes (KERNELHUB_TEST_WORKERS; 0 runs them in this process), each taking whole
+# files, so a file's module fixtures are made once; session fixtures (built_example) are made
+# once per worker, the second build of an example a ccache hit.
+workers=${KERNELHUB_TEST_WORKERS:-2}
+parallel=()
+[ "$workers" = 0 ] || parallel=(-n "$workers" --dist loadfile)
+.venv/bin/python -m pytest -q --durations=40 "${parallel[@]}" tests/e2e
