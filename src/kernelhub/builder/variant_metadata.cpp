@@ -103,7 +103,7 @@ metadata::Metadata variant_metadata(const config::BuildConfig& config, types::Ba
     }
   }
   meta.provenance = metadata::Provenance{metadata::KernelBuilderProvenance{builder_version, {}},
-                                         kernel_git, true};
+                                         kernel_git, std::nullopt, true};
   return meta;
 }
 
