@@ -96,7 +96,8 @@ class ElfView {
     }
     std::uint64_t value = 0;
     for (unsigned i = 0; i < width; ++i) {
-      const auto byte = static_cast<unsigned char>(m_bytes[offset + (m_little ? width - 1 - i : i)]);
+      const auto at = offset + (m_little ? width - 1 - i : i);
+      const auto byte = static_cast<unsigned char>(m_bytes[at]);
       value = (value << 8) | byte;
     }
     return value;

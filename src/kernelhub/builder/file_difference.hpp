@@ -31,7 +31,8 @@ util::Expected<std::vector<std::string>> variant_file_list(const std::filesystem
 // first section (in section header order) whose name, size or contents differ, else "ELF
 // headers differ"; for text (no NUL byte in either) the first differing line, both quoted;
 // else the first differing byte. Nullopt when the bytes are equal.
-std::optional<std::string> describe_difference(std::string_view published, std::string_view rebuilt);
+std::optional<std::string> describe_difference(std::string_view published,
+                                               std::string_view rebuilt);
 
 // The first difference between two variant folders, nullopt when they hold the same files
 // with the same bytes.

@@ -64,7 +64,8 @@ util::Expected<std::string> manifest_digest(const fs::path& variant) {
   const auto files = KH_TRY(variant_file_list(variant));
   metadata::StreamHasher hasher(metadata::DigestAlgorithm::sha256);
   for (const auto& file : files) {
-    const auto hash = KH_TRY(metadata::hash_file(metadata::DigestAlgorithm::sha256, variant / file));
+    const auto hash =
+        KH_TRY(metadata::hash_file(metadata::DigestAlgorithm::sha256, variant / file));
     hasher.update(file);
     hasher.update(std::string_view("\0", 1));
     hasher.update(hash);
@@ -133,7 +134,8 @@ util::Expected<std::vector<std::string>> chosen_variants(const std::vector<std::
                                                          const std::vector<std::string>& asked,
                                                          const std::string& revision) {
   if (published.empty()) {
-    return util::fail(fmt::format("{} has no build variants (no build/<variant>/ folder)", revision));
+    return util::fail(
+        fmt::format("{} has no build variants (no build/<variant>/ folder)", revision));
   }
   if (asked.empty()) {
     return published;
@@ -202,7 +204,8 @@ util::Expected<VerifyBuildResult> verify_build(const cache::HubCache& cache,
   VerifyBuildResult result;
   std::string revision_name;
   if (request.version) {
-    result.commit = KH_TRY(cache::resolve_kernel_version(cache, request.repo, *request.version)).commit;
+    result.commit =
+        KH_TRY(cache::resolve_kernel_version(cache, request.repo, *request.version)).commit;
     revision_name = fmt::format("version {} of {}", *request.version, request.repo.str());
   } else {
     result.commit = KH_TRY(cache.resolve_revision(ref, request.revision.value_or("main")));
@@ -233,12 +236,14 @@ util::Expected<VerifyBuildResult> verify_build(const cache::HubCache& cache,
   auto options = request.build;
   options.unique_id = published.unique_id;
   options.variants = names;
-  options.unbuildable = request.variants.empty() ? UnbuildableVariants::skip : UnbuildableVariants::fail;
+  options.unbuildable =
+      request.variants.empty() ? UnbuildableVariants::skip : UnbuildableVariants::fail;
   const auto built = KH_TRY(build_kernel(kernel_dir, options, runner, sink));
 
   for (const auto& name : names) {
-    const auto rebuilt = std::find_if(built.variants.begin(), built.variants.end(),
-                                      [&](const BuiltVariant& variant) { return variant.name == name; });
+    const auto rebuilt =
+        std::find_if(built.variants.begin(), built.variants.end(),
+                     [&](const BuiltVariant& variant) { return variant.name == name; });
     if (rebuilt == built.variants.end()) {
       result.not_rebuilt.push_back(name);
       continue;

@@ -32,7 +32,8 @@ TEST(FileDifference, TextNamesTheFirstDifferingLine) {
 
 TEST(FileDifference, BinaryNamesTheFirstDifferingByte) {
   using namespace std::string_literals;
-  EXPECT_EQ(describe_difference("ab\0c"s, "ab\0d"s), "byte 3 differs (4 bytes published, 4 rebuilt)");
+  EXPECT_EQ(describe_difference("ab\0c"s, "ab\0d"s),
+            "byte 3 differs (4 bytes published, 4 rebuilt)");
   EXPECT_EQ(describe_difference("ab\0"s, "ab\0cd"s), "sizes differ (3 bytes published, 5 rebuilt)");
 }
 

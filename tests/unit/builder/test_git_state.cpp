@@ -113,7 +113,8 @@ TEST(GitState, CloneAtCommitChecksOutThatCommitWithTheGivenOrigin) {
   const auto missing = clone_at_commit(fs::absolute("repo").string(), std::string(40, 'a'),
                                        "clone2", std::nullopt);
   ASSERT_FALSE(missing.has_value());
-  EXPECT_NE(missing.error().message.find("is not in"), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find("is not in"), std::string::npos)
+      << missing.error().message;
   const auto nowhere = clone_at_commit(fs::absolute("no-such-repo").string(), first, "clone3",
                                        std::nullopt);
   ASSERT_FALSE(nowhere.has_value());
