@@ -378,7 +378,7 @@ util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions
     return util::fail(fmt::format("nothing can be built on this machine: {}",
                                   describe_skips(full_plan.skipped)));
   }
-  const auto plan = KH_TRY(select_variants(full_plan, options.variants));
+  const auto plan = KH_TRY(select_variants(full_plan, options.variants, options.unbuildable));
   BuildResult result{context.unique_id, {}, plan.skipped, {}, {}};
   if (options.torch_versions.empty() && targets.size() == 1) {
     result.torch = targets.front().host.torch;

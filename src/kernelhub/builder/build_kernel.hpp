@@ -10,6 +10,7 @@
 #include <kernelhub/builder/build_plan.hpp>
 #include <kernelhub/builder/command_runner.hpp>
 #include <kernelhub/builder/sandbox.hpp>
+#include <kernelhub/builder/variant_selection.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/variants/release_version.hpp>
@@ -36,6 +37,10 @@ struct BuildOptions {
   // `--variant`: build only these of the variants this machine can build (empty: all of
   // them); a name it cannot build fails the build before anything is compiled.
   std::vector<std::string> variants;
+  // What a name in `variants` that this machine cannot build does: fail the build (`--variant`)
+  // or be left out (`verify-build`, which asks for every published variant); the build still
+  // fails when none of them is left.
+  UnbuildableVariants unbuildable = UnbuildableVariants::fail;
   // Called when a variant is about to compile (watch_for_work in incremental.hpp): before a
   // configure, or at ninja's first step; never in a no-op rebuild. May be called once per
   // variant.

@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include <fmt/format.h>
+
 #include <git2.h>
 
 namespace kernelhub::builder {
@@ -55,6 +57,13 @@ bool tracked_files_changed(git_repository* repo) {
   return git_status_list_entrycount(list.get()) > 0;
 }
 
+std::string last_error() {
+  const git_error* error = git_error_last();
+  return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
+}
+
+using Object = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
+
 }  // namespace
 
 std::string url_without_credentials(const std::string& url) {
@@ -96,6 +105,55 @@ std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir) {
                        static_cast<std::int64_t>(git_commit_time(commit.get())),
                        origin_url(repo.get())};
   return state;
+}
+
+std::optional<std::filesystem::path> git_work_tree(const std::filesystem::path& dir) {
+  ensure_libgit2();
+  git_repository* raw_repo = nullptr;
+  if (git_repository_open_ext(&raw_repo, dir.c_str(), 0, nullptr) != 0) {
+    return std::nullopt;
+  }
+  const Repository repo(raw_repo);
+  const char* workdir = git_repository_workdir(repo.get());
+  if (workdir == nullptr) {
+    return std::nullopt;  // a bare repository
+  }
+  return std::filesystem::path(workdir).lexically_normal();
+}
+
+util::Expected<void> clone_at_commit(const std::string& url, const std::string& commit,
+                                     const std::filesystem::path& dest,
+                                     const std::optional<std::string>& origin) {
+  ensure_libgit2();
+  git_clone_options options = GIT_CLONE_OPTIONS_INIT;
+  options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;  // the commit's tree comes next
+  git_repository* raw_repo = nullptr;
+  if (git_clone(&raw_repo, url.c_str(), dest.c_str(), &options) != 0) {
+    return util::fail(fmt::format("cannot clone \"{}\": {}", url_without_credentials(url),
+                                  last_error()));
+  }
+  const Repository repo(raw_repo);
+  git_oid oid{};
+  git_object* raw_object = nullptr;
+  if (git_oid_fromstr(&oid, commit.c_str()) != 0 ||
+      git_object_lookup(&raw_object, repo.get(), &oid, GIT_OBJECT_COMMIT) != 0) {
+    return util::fail(fmt::format("commit {} is not in \"{}\" (was it pushed?)", commit,
+                                  url_without_credentials(url)));
+  }
+  const Object object(raw_object);
+  git_checkout_options checkout = GIT_CHECKOUT_OPTIONS_INIT;
+  checkout.checkout_strategy = GIT_CHECKOUT_FORCE;
+  if (git_checkout_tree(repo.get(), object.get(), &checkout) != 0 ||
+      git_repository_set_head_detached(repo.get(), &oid) != 0) {
+    return util::fail(fmt::format("cannot check out {} in {}: {}", commit, dest.string(),
+                                  last_error()));
+  }
+  const int changed = origin ? git_remote_set_url(repo.get(), "origin", origin->c_str())
+                             : git_remote_delete(repo.get(), "origin");
+  if (changed != 0) {
+    return util::fail(fmt::format("cannot set the origin of {}: {}", dest.string(), last_error()));
+  }
+  return {};
 }
 
 }  // namespace kernelhub::builder

@@ -7,6 +7,7 @@
 #include <string>
 
 #include <kernelhub/metadata/metadata.hpp>
+#include <kernelhub/util/expected.hpp>
 
 // The kernel folder's git state, for the kernel id and metadata provenance (builder.md §3).
 // The one place in the builder that talks to libgit2.
@@ -29,5 +30,16 @@ std::string url_without_credentials(const std::string& url);
 // `init`ed kernel): there is then no tree to name the build after. Untracked files and
 // submodules do not make the state dirty.
 std::optional<KernelGitState> read_git_state(const std::filesystem::path& dir);
+
+// The top folder of the working tree `dir` is in; nullopt outside git.
+std::optional<std::filesystem::path> git_work_tree(const std::filesystem::path& dir);
+
+// Clones `url` (a URL git understands, or a local repository's folder) into the new folder
+// `dest` and checks out `commit` there, detached; the clone's "origin" remote is then set to
+// `origin` (nullopt: removed), so a build of it records that origin rather than where the
+// bytes came from. Fails naming the URL and libgit2's message, or that the commit is not in it.
+util::Expected<void> clone_at_commit(const std::string& url, const std::string& commit,
+                                     const std::filesystem::path& dest,
+                                     const std::optional<std::string>& origin);
 
 }  // namespace kernelhub::builder

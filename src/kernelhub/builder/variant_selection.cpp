@@ -110,8 +110,8 @@ std::string closest_variant_name(std::string_view requested,
   return best;
 }
 
-util::Expected<MatrixPlan> select_variants(MatrixPlan plan,
-                                           const std::vector<std::string>& names) {
+util::Expected<MatrixPlan> select_variants(MatrixPlan plan, const std::vector<std::string>& names,
+                                           UnbuildableVariants unbuildable) {
   if (names.empty()) {
     return plan;
   }
@@ -124,10 +124,13 @@ util::Expected<MatrixPlan> select_variants(MatrixPlan plan,
   std::vector<std::string> wanted;
   for (const auto& name : names) {
     const auto matches = match_variant_name(name, buildable);
-    if (matches.empty()) {
+    if (matches.empty() && unbuildable == UnbuildableVariants::fail) {
       return util::fail(unknown_variant_message(name, plan));
     }
     wanted.insert(wanted.end(), matches.begin(), matches.end());
+  }
+  if (wanted.empty()) {
+    return util::fail(unknown_variant_message(names.front(), plan));
   }
   std::erase_if(plan.variants, [&](const TargetedVariant& targeted) {
     return std::find(wanted.begin(), wanted.end(), targeted.variant.name) == wanted.end();

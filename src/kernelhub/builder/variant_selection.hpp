@@ -13,6 +13,8 @@
 // as the reference's `build --variant` narrows its Nix build to one redistributable variant.
 namespace kernelhub::builder {
 
+enum class UnbuildableVariants { fail, skip };
+
 // The names in `available` that `requested` means: itself when listed; else, as a short form,
 // every name whose '-'-separated parts include each part of `requested` (case-insensitive),
 // a backend naming its versioned part too: "cpu", "cu128", "cuda" (cu128, cu130...), "rocm",
@@ -32,6 +34,10 @@ std::string closest_variant_name(std::string_view requested,
 // closest buildable variant and lists every buildable variant, and says
 // which backends this machine leaves out and why, since a name from `list-variants --all` may
 // be a real variant that only this machine cannot build.
-util::Expected<MatrixPlan> select_variants(MatrixPlan plan, const std::vector<std::string>& names);
+// With UnbuildableVariants::skip, such a name is left out instead, and the error comes only
+// when no name matches anything.
+util::Expected<MatrixPlan> select_variants(
+    MatrixPlan plan, const std::vector<std::string>& names,
+    UnbuildableVariants unbuildable = UnbuildableVariants::fail);
 
 }  // namespace kernelhub::builder

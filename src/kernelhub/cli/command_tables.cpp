@@ -48,6 +48,10 @@ const std::array k_kernel_builder_commands = {
     Command{"check-load", "load built variants with the reference kernels.get_local_kernel",
             &declare_check_load},
     Command{"hash", "print (or store) the digest of built variants", &declare_hash},
+    Command{"verify-build",
+            "rebuild a published variant from its commit and compare it with the hub's, file by "
+            "file",
+            &declare_verify_build},
     Command{"sign", "sign built variants' metadata.json with a team key (a keyed Sigstore bundle)",
             &declare_sign},
     Command{"keygen", "create a key pair for `sign` (the public key is what a hub trusts)",

@@ -85,6 +85,42 @@ TEST(GitState, CommitTimeAndOriginWithoutCredentials) {
   EXPECT_EQ(read_git_state("repo")->origin, "https://hub.example/k/relu.git");
 }
 
+TEST(GitState, CloneAtCommitChecksOutThatCommitWithTheGivenOrigin) {
+  git("init -q repo");
+  write("repo/kernel/build.toml", "first\n");
+  git("-C repo add .");
+  git("-C repo commit -qm first");
+  const auto first = git("-C repo rev-parse HEAD");
+  write("repo/kernel/build.toml", "second\n");
+  git("-C repo commit -qam second");
+  ASSERT_EQ(first.size(), 40U) << "git is needed for this test";
+  EXPECT_EQ(git("-C repo rev-parse --show-toplevel"),
+            git_work_tree("repo/kernel")->lexically_normal().parent_path().string());
+
+  const auto cloned = clone_at_commit(fs::absolute("repo").string(), first, "clone",
+                                      std::string("https://hub.example/k/relu.git"));
+  ASSERT_TRUE(cloned.has_value()) << cloned.error().message;
+  std::ifstream in("clone/kernel/build.toml");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "first");
+  const auto state = read_git_state("clone/kernel");
+  ASSERT_TRUE(state.has_value());
+  EXPECT_EQ(state->status.commit.str(), first);
+  EXPECT_FALSE(state->status.dirty);
+  EXPECT_EQ(state->origin, "https://hub.example/k/relu.git");
+
+  const auto missing = clone_at_commit(fs::absolute("repo").string(), std::string(40, 'a'),
+                                       "clone2", std::nullopt);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(missing.error().message.find("is not in"), std::string::npos)
+      << missing.error().message;
+  const auto nowhere = clone_at_commit(fs::absolute("no-such-repo").string(), first, "clone3",
+                                       std::nullopt);
+  ASSERT_FALSE(nowhere.has_value());
+  EXPECT_NE(nowhere.error().message.find("cannot clone"), std::string::npos);
+}
+
 TEST(GitState, UrlWithoutCredentials) {
   EXPECT_EQ(url_without_credentials("https://u:p@host/a@b"), "https://host/a@b");
   EXPECT_EQ(url_without_credentials("ssh://git@host:22/x.git"), "ssh://host:22/x.git");

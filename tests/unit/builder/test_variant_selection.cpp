@@ -73,6 +73,20 @@ TEST(VariantSelection, AnUnknownNameSaysWhichBackendsThisMachineLeavesOut) {
 
 // Issue 22 §9: `--variant cpu` was refused, and a name far from every buildable one got no
 // suggestion although the refusal promises the closest name.
+TEST(VariantSelection, SkippingUnbuildableNamesKeepsTheBuildableOnesAndFailsOnlyOnNone) {
+  const auto selected =
+      select_variants(plan_of(k_buildable),
+                      {"torch215-cxx11-cu132-x86_64-linux", "torch215-cxx11-cpu-x86_64-linux"},
+                      UnbuildableVariants::skip);
+  ASSERT_TRUE(selected.has_value()) << selected.error().message;
+  EXPECT_EQ(names_of(*selected), std::vector<std::string>{"torch215-cxx11-cpu-x86_64-linux"});
+
+  const auto none = select_variants(plan_of(k_buildable), {"torch215-cxx11-cu132-x86_64-linux"},
+                                    UnbuildableVariants::skip);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_NE(none.error().message.find("torch215-cxx11-cu132-x86_64-linux"), std::string::npos);
+}
+
 TEST(VariantSelection, AShortFormKeepsEveryVariantItMatches) {
   const auto selected = select_variants(plan_of(k_buildable), {"cpu"});
   ASSERT_TRUE(selected.has_value()) << selected.error().message;

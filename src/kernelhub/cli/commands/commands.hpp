@@ -23,6 +23,7 @@ void declare_check_layout(CLI::App& app, RunState& state);
 void declare_check_imports(CLI::App& app, RunState& state);
 void declare_check_load(CLI::App& app, RunState& state);
 void declare_hash(CLI::App& app, RunState& state);
+void declare_verify_build(CLI::App& app, RunState& state);
 void declare_sign(CLI::App& app, RunState& state);
 void declare_keygen(CLI::App& app, RunState& state);
 void declare_serve(CLI::App& app, RunState& state);
