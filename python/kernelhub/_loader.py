@@ -267,7 +267,8 @@ def restore_loaded_kernel(variant_path: Path, record: LoadedKernel) -> None:
         if _kernelhub.registry_find(variant_path) is not None:
             return
         repo_info = record.repo_info
-        path = _kernelhub.registry_add(variant_path,
+        module = _kernelhub.resolve_kernel_module(variant_path)["module"]
+        path = _kernelhub.registry_add(module,
                                        repo_info.repo_id if repo_info else None,
                                        repo_info.revision if repo_info else None)
         _modules[str(path)] = record.module
