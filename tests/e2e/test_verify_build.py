@@ -15,6 +15,7 @@ import pytest
 
 from conftest import EXAMPLES, VENV_BIN, run
 from hub_cache_support import hub_env, run_python
+from test_build_reproducible import GIT_IDENTITY  # one fixed identity: one commit id
 
 PYTHON = VENV_BIN / "python"
 REPO = "org/relu"
@@ -23,11 +24,6 @@ pytestmark = pytest.mark.skipif(
     not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
     reason="needs the .venv with torch, cmake and ninja")
 
-GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "Kernel Author", "GIT_AUTHOR_EMAIL": "author@example.invalid",
-    "GIT_COMMITTER_NAME": "Kernel Author", "GIT_COMMITTER_EMAIL": "author@example.invalid",
-    "GIT_AUTHOR_DATE": "2026-03-01T12:00:00Z", "GIT_COMMITTER_DATE": "2026-03-01T12:00:00Z",
-}
 
 
 def git(kernel: Path, *args) -> str:
