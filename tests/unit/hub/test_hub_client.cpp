@@ -243,6 +243,22 @@ TEST(HubClient, DownloadResumesWithRangeAfterABrokenStream) {
   EXPECT_EQ(FakeTransport::header(f.transport->requests()[1], "Range"), "bytes=8-");
 }
 
+// The hash is taken while the bytes arrive; on a resume the bytes already on disk are read
+// back into it, so a leftover that does not match the file still fails the check.
+TEST(HubClient, DownloadResumedOverCorruptLeftoverBytesFailsTheCheck) {
+  Fixture f;
+  const std::string content = "0123456789abcdef";
+  std::ofstream("a.part", std::ios::binary) << "0X23";
+  f.transport->push(206, {{"Content-Range", "bytes 4-15/16"}}, "456789abcdef");
+  DownloadTask task{kernel_repo(), k_sha, "a.txt", "a.part",
+                    metadata_for(content, "http://hub:8080/kernels/org/relu/resolve/x/a.txt")};
+  auto result = f.client().download(task);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::checksum);
+  EXPECT_NE(result.error().message.find(git_blob_sha1("0X23456789abcdef")), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("a.part"));
+}
+
 TEST(HubClient, DownloadRestartsWhenTheServerIgnoresRange) {
   Fixture f;
   const std::string content = "0123456789";
