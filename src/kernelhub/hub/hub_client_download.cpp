@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 constexpr int k_max_redirects = 10;
 // A download asks the kernel to start writing its bytes to disk every this many bytes.
 constexpr std::uint64_t k_writeback_bytes = std::uint64_t{8} << 20;
+// The body's bytes are written to the partial file in pieces of up to this size.
+constexpr std::size_t k_write_buffer_bytes = std::size_t{1} << 20;
 
 std::uint64_t existing_size(const fs::path& path) {
   std::error_code ec;
@@ -67,8 +69,7 @@ HubResult<void> verify_etag(const fs::path& file, const FileMetadata& metadata,
 }
 
 // Writes a body to the partial file (appended after a 206, from the start after a 200) and
-// hashes it as it arrives, so the finished file is checked without reading it back: the bytes
-// pass through memory once, each chunk straight from libcurl's buffer to write(2).
+// hashes it as it arrives, so the finished file is checked without reading it back.
 class PartialFileWriter {
 public:
   PartialFileWriter(fs::path path, std::uint64_t offset, const FileMetadata& metadata)
@@ -94,7 +95,9 @@ public:
       return false;
     }
     m_written = keep;
+    m_on_disk = keep;
     m_flushed = keep;
+    m_buffer.reserve(k_write_buffer_bytes);
     if (const auto kind = StreamingHash::kind_of_etag(m_metadata.etag)) {
       m_hash.emplace(*kind, m_metadata.size);
       if (keep > 0 && !hash_prefix(keep)) {
@@ -111,24 +114,16 @@ public:
     if (m_hash) {
       m_hash->update(chunk);
     }
-    for (std::string_view left = chunk; !left.empty();) {
-      const ssize_t n = ::write(m_fd.get(), left.data(), left.size());
-      if (n < 0 && errno == EINTR) {
-        continue;
-      }
-      if (n <= 0) {
-        return false;
-      }
-      left.remove_prefix(static_cast<std::size_t>(n));
-    }
     m_written += chunk.size();
-    if (m_written - m_flushed >= k_writeback_bytes) {
-      // Starts writing these bytes to disk now, without waiting: the fsync at the end then
-      // has little left to wait for, and the page cache never holds the whole file dirty.
-      ::sync_file_range(m_fd.get(), static_cast<off_t>(m_flushed),
-                        static_cast<off_t>(m_written - m_flushed), SYNC_FILE_RANGE_WRITE);
-      m_flushed = m_written;
+    // libcurl hands over at most 16 KiB a call (CURL_MAX_WRITE_SIZE): gathered here, they
+    // reach the file in few large writes.
+    if (m_buffer.size() + chunk.size() > k_write_buffer_bytes && !flush()) {
+      return false;
     }
+    if (chunk.size() >= k_write_buffer_bytes) {
+      return write_all(chunk);
+    }
+    m_buffer.append(chunk);
     return true;
   }
 
@@ -137,7 +132,7 @@ public:
     if (!m_fd) {
       return true;
     }
-    const bool ok = ::fsync(m_fd.get()) == 0;
+    const bool ok = flush() && ::fsync(m_fd.get()) == 0;
     m_fd.reset();
     return ok;
   }
@@ -157,6 +152,34 @@ public:
   bool bad_range() const { return m_bad_range; }
 
 private:
+  bool flush() {
+    const bool ok = write_all(m_buffer);
+    m_buffer.clear();
+    return ok;
+  }
+
+  bool write_all(std::string_view bytes) {
+    for (std::string_view left = bytes; !left.empty();) {
+      const ssize_t n = ::write(m_fd.get(), left.data(), left.size());
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        return false;
+      }
+      left.remove_prefix(static_cast<std::size_t>(n));
+    }
+    m_on_disk += bytes.size();
+    if (m_on_disk - m_flushed >= k_writeback_bytes) {
+      // Starts writing these bytes to disk now, without waiting: the fsync at the end then
+      // has little left to wait for, and the page cache never holds the whole file dirty.
+      ::sync_file_range(m_fd.get(), static_cast<off_t>(m_flushed),
+                        static_cast<off_t>(m_on_disk - m_flushed), SYNC_FILE_RANGE_WRITE);
+      m_flushed = m_on_disk;
+    }
+    return true;
+  }
+
   // The bytes an interrupted download left, hashed before the new ones are appended.
   bool hash_prefix(std::uint64_t length) {
     util::UniqueFd in(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -182,8 +205,11 @@ private:
   fs::path m_path;
   std::uint64_t m_offset;
   const FileMetadata& m_metadata;
+  // Bytes taken (on disk or in m_buffer), bytes written to the file, bytes sent to writeback.
   std::uint64_t m_written = 0;
+  std::uint64_t m_on_disk = 0;
   std::uint64_t m_flushed = 0;
+  std::string m_buffer;
   util::UniqueFd m_fd;
   std::optional<StreamingHash> m_hash;
   bool m_bad_range = false;
