@@ -21,7 +21,8 @@ of SIZE MB, to a throw-away `kernelhub serve` (from --bin-dir), then runs REPEAT
 Each round runs the contenders in turn, the order reversed every other round (the machine is
 shared: a build starting midway then weighs on both), and notes the load average first. It
 prints every round, then the best and the median of each, and the ratios: reference time / our
-time (above 1 means we are faster) and our time / the floor's.
+time (above 1 means we are faster) and our time / the floor's, of the best and median times and
+the median of each round's own ratio.
 """
 from __future__ import annotations
 
@@ -190,6 +191,18 @@ def main() -> None:
                 ratios += [f"{name}/floor {value[name] / value['floor']:5.2f}x"
                            for name in ("ours", "baseline", "reference") if name in value]
             print(f"{phase:5} {pick:6} {cells}   " + "   ".join(ratios))
+    # Each round's own ratio: the contenders of one round ran under the same load.
+    for name in ("ours", "baseline"):
+        if name in names:
+            per_round = sorted(r["reference"]["cold"] / r[name]["cold"] for r in rounds)
+            print(f"cold  reference/{name} per round: median {statistics.median(per_round):.2f}x, "
+                  f"{per_round[0]:.2f}x-{per_round[-1]:.2f}x")
+    if "floor" in names:
+        for name in ("ours", "baseline"):
+            if name in names:
+                per_round = sorted(r[name]["cold"] / r["floor"]["cold"] for r in rounds)
+                print(f"cold  {name}/floor per round: median {statistics.median(per_round):.2f}x, "
+                      f"{per_round[0]:.2f}x-{per_round[-1]:.2f}x")
     if args.json:
         args.json.write_text(json.dumps(rounds, indent=1) + "\n")
 
