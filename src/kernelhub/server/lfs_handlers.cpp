@@ -451,6 +451,9 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
   ::posix_fadvise(file->get(), static_cast<off_t>(range.offset), static_cast<off_t>(range.length),
                   POSIX_FADV_SEQUENTIAL);
   response.stream_size = range.length;
+  response.stream_owner = file;
+  response.stream_fd = file->get();
+  response.stream_offset = range.offset;
   response.stream_reader = [file, at = range.offset, left = range.length](
                                char* out, std::size_t capacity) mutable -> HubExpected<std::size_t> {
     const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left));
