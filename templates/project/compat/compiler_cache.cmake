@@ -22,6 +22,10 @@ function(kernelhub_compiler_cache_key languages out)
   foreach(variable CC CXX CXXFLAGS CUDACXX CUDAHOSTCXX CUDAFLAGS LDFLAGS CUDA_PATH PATH)
     string(APPEND key "ENV ${variable}=$ENV{${variable}}\n")
   endforeach()
+  if(CMAKE_TOOLCHAIN_FILE AND EXISTS "${CMAKE_TOOLCHAIN_FILE}")
+    file(SHA256 "${CMAKE_TOOLCHAIN_FILE}" toolchain)
+    string(APPEND key "toolchain file ${toolchain}\n")
+  endif()
   # The programs themselves: the C++ compiler CMake picks (CMAKE_CXX_COMPILER, else $CXX, else
   # the first of its names in PATH) and nvcc, so an upgrade in place makes a new key.
   set(programs "")
