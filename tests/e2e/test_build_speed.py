@@ -84,3 +84,43 @@ def test_a_prestarted_load_check_still_catches_a_variant_that_does_not_load(kern
     assert "kernels.get_local_kernel cannot load it" in result.stderr
     assert "defined_nowhere" in result.stderr  # the loader's own reason
     assert len(log.read_text().split()) == 1
+
+
+def test_a_fresh_build_tree_takes_cmakes_compiler_detection_from_the_cache(kernel_builder,
+                                                                          tmp_path):
+    # CMake's compiler detection (compiles with every compiler: seconds with nvcc) and the
+    # project's compiler checks run once per toolchain; later fresh build trees copy what they
+    # found from kernel-builder's cache (compat/compiler_cache.cmake) and build the same bytes.
+    cache = tmp_path / "cache"
+    env = {"KERNELHUB_CACHE_DIR": str(cache), "CCACHE_DISABLE": "1"}
+    modules = []
+    outputs = []
+    for name in ("first", "second"):
+        kernel = cpu_relu(tmp_path / name / "relu")
+        result = run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id",
+                      "compilers", "-v"], env=env)
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout + result.stderr)
+        modules.append(next((kernel / "build").glob("torch*-cpu-*/*.abi3.so")).read_bytes())
+    assert "Detecting CXX compiler ABI info" in outputs[0]
+    assert "Performing Test KERNELHUB_HAS_NO_GNU_UNIQUE" in outputs[0]
+    entries = list((cache / "stdcxx").glob("compilers-*"))
+    assert len(entries) == 1, entries
+    assert (entries[0] / "CMakeCXXCompiler.cmake").is_file()
+    checks = (entries[0] / "checks.cmake").read_text()
+    assert "KERNELHUB_HAS_NO_GNU_UNIQUE" in checks and "CMAKE_OBJCOPY" in checks
+    assert "Detecting CXX compiler ABI info" not in outputs[1], outputs[1]
+    assert "Performing Test" not in outputs[1], outputs[1]
+    assert modules[0] == modules[1]
+
+    # Another compiler (here g++ behind a wrapper named by CXX) is another toolchain: detected
+    # again, in an entry of its own.
+    wrapper = tmp_path / "g++-wrapper"
+    wrapper.write_text('#!/bin/sh\nexec g++ "$@"\n')
+    wrapper.chmod(0o755)
+    kernel = cpu_relu(tmp_path / "third" / "relu")
+    result = run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id",
+                  "compilers", "-v", "--no-sandbox"], env=dict(env, CXX=str(wrapper)))
+    assert result.returncode == 0, result.stderr
+    assert "Detecting CXX compiler ABI info" in result.stdout + result.stderr
+    assert len(list((cache / "stdcxx").glob("compilers-*"))) == 2

@@ -13,6 +13,7 @@
 #include <kernelhub/builder/dev_unique_id.hpp>
 #include <kernelhub/builder/git_state.hpp>
 #include <kernelhub/builder/incremental.hpp>
+#include <kernelhub/builder/job_limit.hpp>
 #include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/builder/sandbox_inputs.hpp>
 #include <kernelhub/builder/torch_versions.hpp>
@@ -126,24 +127,45 @@ codegen::CudaProjectOptions cuda_project_options(const CudaBuild& cuda) {
   codegen::CudaProjectOptions options;
   for (const auto& kernel : cuda.kernels) {
     options.kernel_flags[kernel.kernel] = kernel.nvcc_flags;
-    if (options.torch_arch_list.empty() && !kernel.archs.empty()) {
-      options.torch_arch_list = fmt::format("{}.{}", kernel.archs.front().major,
-                                            kernel.archs.front().minor);
-    }
   }
   return options;
 }
 
-// The toolkit the plan chose, for CMake's CUDA language and for torch's FindCUDA alike (which
-// would otherwise look in PATH and /usr/local/cuda on their own).
+// The toolkit the plan chose, for CMake's CUDA language (which would otherwise look in PATH and
+// /usr/local/cuda on its own); the project finds the toolkit's headers and runtime through it.
 void add_cuda_cmake_args(const CudaBuild& cuda, bool use_ccache, Command& configure) {
-  const auto root = cuda.nvcc.parent_path().parent_path();
   configure.argv.push_back("-DCMAKE_CUDA_COMPILER=" + cuda.nvcc.string());
-  configure.argv.push_back("-DCUDA_TOOLKIT_ROOT_DIR=" + root.string());
-  configure.argv.push_back("-DCUDAToolkit_ROOT=" + root.string());
   if (use_ccache) {
     configure.argv.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache");
   }
+}
+
+// nvcc compiles a source's archs in parallel (`--threads`, job_limit.hpp's nvcc_threads).
+// Given through NVCC_APPEND_FLAGS, which nvcc reads, so that the compile commands, and with
+// them ninja's and ccache's view of each object, stay the same when the free memory (and so
+// the count) differs between two builds: the threads change how fast, not what, nvcc makes.
+void add_nvcc_threads(const config::BuildConfig& config, const CudaBuild& cuda, Command& ninja) {
+  std::size_t sources = 0;
+  std::size_t archs = 0;
+  for (const auto& target : cuda.kernels) {
+    archs = std::max(archs, target.archs.size());
+    for (const auto& kernel : config.kernels) {
+      if (kernel.name == target.kernel) {
+        sources += static_cast<std::size_t>(std::count_if(
+            kernel.src.begin(), kernel.src.end(),
+            [](const std::string& source) { return source.ends_with(".cu"); }));
+      }
+    }
+  }
+  const auto threads = nvcc_threads(
+      job_limit(available_cores(), available_memory(), CompilerKind::device), sources, archs);
+  if (threads < 2) {
+    return;
+  }
+  const char* user = std::getenv("NVCC_APPEND_FLAGS");
+  const std::string given = user != nullptr ? user : "";
+  ninja.env.emplace_back("NVCC_APPEND_FLAGS",
+                         (given.empty() ? "" : given + " ") + fmt::format("--threads {}", threads));
 }
 
 // The sandbox of one target's steps: what every step shares, the folders of the kernel's
@@ -217,12 +239,15 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   }
   if (context.options.probe_cache) {
     // Beside the probes: the project keeps its private libstdc++ archive there, one per
-    // compiler and binutils, instead of extracting it again for every kernel.
-    commands.front().argv.push_back(
-        "-DKERNELHUB_STDCXX_CACHE=" + (context.options.probe_cache->parent_path() / "stdcxx").string());
+    // compiler and binutils, instead of extracting it again for every kernel, and CMake's
+    // compiler detection and checks, one per toolchain (compat/compiler_cache.cmake).
+    const auto cache = (context.options.probe_cache->parent_path() / "stdcxx").string();
+    commands.front().argv.push_back("-DKERNELHUB_STDCXX_CACHE=" + cache);
+    commands.front().argv.push_back("-DKERNELHUB_COMPILER_CACHE=" + cache);
   }
   if (planned.cuda) {
     add_cuda_cmake_args(*planned.cuda, ccache, commands.front());
+    add_nvcc_threads(config, *planned.cuda, commands.back());
   }
   set_source_date_epoch(commands, context.source);
   KH_STEP(prepare_build_tree(work / "cmake", context.sandbox.has_value()));

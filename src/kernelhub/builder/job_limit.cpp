@@ -22,6 +22,11 @@ unsigned job_limit(unsigned cores, std::optional<std::uint64_t> available_memory
   return std::max(limit, 1U);
 }
 
+unsigned nvcc_threads(unsigned device_jobs, std::size_t cuda_sources, std::size_t archs) {
+  const auto share = device_jobs / std::max<std::size_t>(cuda_sources, 1);
+  return static_cast<unsigned>(std::max<std::size_t>(std::min(share, archs), 1));
+}
+
 std::optional<std::uint64_t> parse_mem_available(std::string_view meminfo) {
   constexpr std::string_view k_key = "MemAvailable:";
   std::size_t at = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -23,6 +24,13 @@ inline constexpr std::uint64_t k_device_job_memory = 2 * k_gib;
 // core count.
 unsigned job_limit(unsigned cores, std::optional<std::uint64_t> available_memory,
                    CompilerKind kind);
+
+// How many archs one nvcc compiles at once (`--threads`): nvcc runs each arch's device
+// compile (preprocessor, cicc, ptxas) one after the other, so a variant with one .cu file and
+// many archs keeps one core busy while ninja has nothing else to run. The device job budget
+// is shared among the variant's .cu sources (ninja may run them all at once), never more than
+// the archs there are, at least 1.
+unsigned nvcc_threads(unsigned device_jobs, std::size_t cuda_sources, std::size_t archs);
 
 // MemAvailable of /proc/meminfo text, in bytes; nullopt when absent or malformed.
 std::optional<std::uint64_t> parse_mem_available(std::string_view meminfo);

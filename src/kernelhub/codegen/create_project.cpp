@@ -122,7 +122,6 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   context["stable_abi"] = stable_abi ? stable_abi->to_string() : "";
   context["torch_target_version"] = stable_abi ? torch_target_version(*stable_abi) : "";
   context["cuda"] = backend == types::Backend::cuda;
-  context["cuda_torch_arch_list"] = cuda != nullptr ? cuda->torch_arch_list : "";
   context["kernels"] = nlohmann::json::array();
   for (const auto& kernel : config.kernels) {
     if (kernel.backend != backend) {
@@ -167,7 +166,8 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   // manylinux_2_28 on a newer glibc: the pins every C++ source includes first, and the
   // definitions that replace glibc symbols which have no older version (docs/build.md).
   for (const auto* compat : {"compat/glibc_pins.h", "compat/glibc_compat.cpp",
-                              "compat/stdcxx_nonshared.py", "compat/reproducible.cmake"}) {
+                              "compat/stdcxx_nonshared.py", "compat/reproducible.cmake",
+                              "compat/compiler_cache.cmake"}) {
     KH_STEP(files.add(compat, KH_TRY(render_project_template(compat, context))));
   }
   KH_STEP(files.add(fmt::format("torch-ext/{}/_ops.py", python_name),

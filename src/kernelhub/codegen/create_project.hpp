@@ -31,9 +31,6 @@ std::span<const util::EmbeddedFile> project_template_files();
 // project compiles every cuda kernel with its cuda-flags for nvcc's default arch.
 struct CudaProjectOptions {
   std::map<std::string, std::vector<std::string>> kernel_flags;
-  // TORCH_CUDA_ARCH_LIST for torch's CMake package, which otherwise runs a program on the GPU
-  // to pick archs (its -gencode flags are removed again: ours are per source).
-  std::string torch_arch_list;
 };
 
 // A listed source's text, or nullopt when it cannot be read (create_project then assumes the

@@ -58,10 +58,13 @@ TEST(CudaProject, EachKernelSourceGetsItsGencodeFlagsForCudaOnly) {
   codegen::CudaProjectOptions options;
   options.kernel_flags["relu_cuda"] =
       gencode_flags(parse_cuda_archs({"8.0", "9.0+PTX"}).value());
-  options.torch_arch_list = "8.0";
   const auto text = cmake_lists(types::Backend::cuda, &options);
   EXPECT_NE(text.find("enable_language(CUDA)"), std::string::npos);
-  EXPECT_NE(text.find("set(TORCH_CUDA_ARCH_LIST \"8.0\")"), std::string::npos);
+  // Torch's CMake package is not used (seconds of configuring): the project links torch's
+  // CUDA libraries by path, as the cpu project links its CPU ones.
+  EXPECT_EQ(text.find("find_package(Torch"), std::string::npos);
+  EXPECT_NE(text.find("c10_cuda torch_cuda"), std::string::npos);
+  EXPECT_NE(text.find("--expt-extended-lambda"), std::string::npos);
   EXPECT_NE(text.find("set_property(SOURCE \"/k/relu_cuda/relu.cu\" APPEND PROPERTY "
                       "COMPILE_OPTIONS \"\\$<\\$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_80,"
                       "code=sm_80>;\\$<\\$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90,code="

@@ -23,6 +23,18 @@ TEST(JobLimit, NeverBelowOne) {
   EXPECT_EQ(job_limit(4, 0, CompilerKind::cxx), 1U);
 }
 
+TEST(JobLimit, NvccThreadsShareTheDeviceBudgetAmongCudaSources) {
+  // One .cu file, two archs, two cores: both archs at once.
+  EXPECT_EQ(nvcc_threads(2, 1, 2), 2U);
+  // Never more threads than archs.
+  EXPECT_EQ(nvcc_threads(16, 1, 3), 3U);
+  // Ten archs on a budget of 8 shared by two sources: 4 each.
+  EXPECT_EQ(nvcc_threads(8, 2, 10), 4U);
+  // More sources than the budget: ninja already keeps every core busy.
+  EXPECT_EQ(nvcc_threads(2, 40, 10), 1U);
+  EXPECT_EQ(nvcc_threads(1, 0, 0), 1U);
+}
+
 TEST(JobLimit, ParsesMemAvailable) {
   const char* meminfo =
       "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   2097152 kB\n"

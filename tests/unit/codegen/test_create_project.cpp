@@ -59,7 +59,8 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
   for (const auto& file : files->files()) {
     paths.push_back(file.path);
   }
-  EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/glibc_compat.cpp",
+  EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/compiler_cache.cmake",
+                                             "compat/glibc_compat.cpp",
                                              "compat/glibc_pins.h", "compat/reproducible.cmake",
                                              "compat/stdcxx_nonshared.py",
                                              "torch-ext/kernelhub_ops_name.h",
