@@ -310,7 +310,7 @@ HubExpected<std::vector<TreeItem>> list_tree(git_repository* repo, const std::st
 
 HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, std::string_view path,
-                                   Content content) {
+                                   Content content, std::uint64_t whole_up_to) {
   git::Tree root = KH_HUB_TRY(commit_tree(repo.get(), commit));
   const std::string path_text(path);
   git_tree_entry* raw_entry = nullptr;
@@ -324,16 +324,19 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   const git_oid* oid = git_tree_entry_id(entry.get());
   FileContent file;
   file.oid = git::to_hex(*oid);
-  if (content == Content::header) {
+  const bool limited = whole_up_to != UINT64_MAX;
+  if (content == Content::header || limited) {
     git_odb* raw_odb = nullptr;
     if (git_repository_odb(&raw_odb, repo.get()) != 0) {
       return git_failure("open the object database");
     }
     const git::Odb odb(raw_odb);
-    const BlobHeader header = blob_header(odb.get(), oid);
+    BlobHeader header = blob_header(odb.get(), oid);
     file.size = header.size;
-    file.lfs = header.lfs;
-    return file;
+    file.lfs = std::move(header.lfs);
+    if (content == Content::header || file.size > whole_up_to) {
+      return file;
+    }
   }
   git_blob* raw_blob = nullptr;
   if (git_blob_lookup(&raw_blob, repo.get(), oid) != 0) {
@@ -347,7 +350,7 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   auto holder = std::make_shared<Holder>(Holder{repo, git::Blob(raw_blob)});
   file.size = static_cast<std::uint64_t>(git_blob_rawsize(holder->blob.get()));
   file.data = static_cast<const char*>(git_blob_rawcontent(holder->blob.get()));
-  if (file.size <= k_max_lfs_pointer_bytes) {
+  if (!limited && file.size <= k_max_lfs_pointer_bytes) {
     file.lfs = parse_lfs_pointer(std::string_view(file.data, file.size));
   }
   file.owner = std::move(holder);
