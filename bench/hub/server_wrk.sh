@@ -90,6 +90,9 @@ mkdir -p "$work/tmp"
 sleep 0.5
 nginx_url=http://127.0.0.1:18089
 cmp <(curl -sf "$nginx_url$path") "$work/small.bin"
+# The server keeps a branch's commit only once its ref is 2 s old (repository_ref_cache.hpp);
+# the commit above was just made, and a hub's branches mostly stand still.
+sleep 2
 
 rate() {
   wrk -t"$threads" -c"$connections" -d"${duration}s" "$1" | awk '/Requests\/sec/ {print $2}'
