@@ -24,12 +24,18 @@ namespace http = beast::http;
 // A body made while it is sent goes out in blocks of this size.
 constexpr std::size_t k_write_block = std::size_t{256} << 10;
 
-bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
+// The fields that frame an answer, which only the transport writes (names are
+// case-insensitive).
+bool is_framing_field(std::string_view name) {
+  const auto same = [name](std::string_view framing) {
+    return name.size() == framing.size() &&
+           std::equal(name.begin(), name.end(), framing.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  return same("Content-Type") || same("Content-Length") || same("Connection") ||
+         same("Transfer-Encoding");
 }
 
 // What Beast's serializer wrote for fill_head plus a Content-Length (as prepare_payload set
@@ -48,10 +54,7 @@ void write_head(std::string& out, const HttpResponse& response, unsigned version
   out.append(reason.data(), reason.size());
   out += "\r\n";
   for (const auto& [name, value] : response.headers) {
-    if (equals_ignoring_case(name, "Content-Type") ||
-        equals_ignoring_case(name, "Content-Length") ||
-        equals_ignoring_case(name, "Connection") ||
-        equals_ignoring_case(name, "Transfer-Encoding")) {
+    if (is_framing_field(name)) {
       continue;
     }
     out += name;

@@ -116,7 +116,7 @@ struct OidEqual {
   bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b) != 0; }
 };
 
-constexpr std::size_t k_max_blob_headers = 4096;
+constexpr std::size_t k_max_blob_headers = 1024;  // about 150 KiB a thread at most
 
 BlobHeader blob_header(git_odb* odb, const git_oid* oid) {
   thread_local std::unordered_map<git_oid, BlobHeader, OidHash, OidEqual> headers;

@@ -11,18 +11,18 @@ namespace kernelhub::server {
 
 namespace {
 
-std::int64_t nanoseconds(const timespec& time) {
+std::int64_t timespec_ns(const timespec& time) {
   return static_cast<std::int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
 }
 
-std::int64_t now_ns() {
+std::int64_t realtime_ns() {
   timespec now{};
   ::clock_gettime(CLOCK_REALTIME, &now);
-  return nanoseconds(now);
+  return timespec_ns(now);
 }
 
 // Whether a later change of the file is sure to give it other times (see the header).
-bool settled(const FileIdentity& file, std::int64_t before_ns) {
+bool stamp_settled(const FileIdentity& file, std::int64_t before_ns) {
   return !file.exists || (file.mtime_ns < before_ns && file.ctime_ns < before_ns);
 }
 
@@ -52,8 +52,8 @@ FileIdentity identify_file(const std::string& path) {
                       static_cast<std::uint64_t>(info.st_dev),
                       static_cast<std::uint64_t>(info.st_ino),
                       static_cast<std::int64_t>(info.st_size),
-                      nanoseconds(info.st_mtim),
-                      nanoseconds(info.st_ctim)};
+                      timespec_ns(info.st_mtim),
+                      timespec_ns(info.st_ctim)};
 }
 
 RefCache::RefCache(std::chrono::nanoseconds settle, std::size_t capacity)
@@ -72,8 +72,9 @@ std::optional<std::string> RefCache::peel(git_repository* repo, const std::strin
     return it->second.commit;
   }
   auto peeled = peel_ref(repo, name);
-  const std::int64_t before = now_ns() - m_settle.count();
-  if (!peeled || !peeled->direct || !settled(loose, before) || !settled(packed, before)) {
+  const std::int64_t before = realtime_ns() - m_settle.count();
+  if (!peeled || !peeled->direct || !stamp_settled(loose, before) ||
+      !stamp_settled(packed, before)) {
     if (it != m_entries.end()) {
       m_entries.erase(it);
     }
