@@ -24,4 +24,6 @@ function(kh_embed_files target)
     COMMENT "Embedding ${ARG_FUNCTION} files"
     VERBATIM)
   target_sources(${target} PRIVATE "${out}")
+  # Each generated file names its arrays k_data_N and k_files: kept out of unity batches.
+  set_source_files_properties("${out}" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()

@@ -332,7 +332,9 @@ def main() -> None:
         for side in sides:
             proxy.take()
             child(side, "get", 0, counted(warm_cache))
-            requests[side]["warm"] = len(proxy.take())
+            warm_requests = proxy.take()
+            requests[side]["warm"] = len(warm_requests)
+            print(f"{side}: a warm load's requests: {', '.join(warm_requests)}")
             child(side, "get", args.calls, counted(warm_cache))
             extra = len(proxy.take()) - requests[side]["warm"]
             requests[side]["repeated"] = round(extra / max(args.calls, 1), 2)

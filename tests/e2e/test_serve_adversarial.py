@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from serve_helpers import commit, http
+from serve_helpers import commit, http, run_client
 
 
 def create(server, name="k", private=False):
@@ -564,5 +564,51 @@ def test_a_reader_that_stalls_is_cut_at_the_transfer_deadline(kernelhub_bin, tmp
             except ConnectionResetError:
                 pass
         assert received < size, "the whole answer waited for a reader that stalled"
+    finally:
+        stop(process)
+
+
+def test_a_reader_that_stalls_on_an_lfs_object_is_cut_at_the_transfer_deadline(kernelhub_bin,
+                                                                                 tmp_path):
+    # An LFS object goes out with sendfile(2), on the socket itself rather than through the
+    # connection's stream and its deadline: the answer's own deadline must cut this reader too.
+    token_file = tmp_path / "tokens"
+    token_file.write_text("t0k\n")
+    size = 16 << 20  # far more than loopback's socket buffers hold
+    (tmp_path / "big.bin").write_bytes(os.urandom(size))  # binary: huggingface_hub sends it by LFS
+    process, url = start_server(kernelhub_bin, tmp_path / "root", token_file)
+    try:
+        server = type("S", (), {"url": url, "token": "t0k", "root": tmp_path / "root"})()
+        run_client(server, tmp_path / "home", f"""
+            from huggingface_hub import HfApi
+            api = HfApi()
+            api.create_repo("org/k", repo_type="kernel")
+            api.upload_file(path_or_fileobj={str(tmp_path / "big.bin")!r}, path_in_repo="big.bin",
+                            repo_id="org/k", repo_type="kernel")
+        """)
+    finally:
+        stop(process)
+    # The same root again, now with a deadline of 1 s + 16 MiB at 64 MiB/s for the answer.
+    process, url = start_server(kernelhub_bin, tmp_path / "root", token_file,
+                                "--transfer-timeout", "1", "--min-rate-kib", "65536")
+    try:
+        server = type("S", (), {"url": url, "token": "t0k"})()
+        status, headers, _ = http(server, "GET", "/kernels/org/k/resolve/main/big.bin",
+                                  follow=False)
+        assert status == 302, status
+        location = urllib.parse.urlsplit(headers["Location"])
+        assert location.path.startswith("/.kernelhub/lfs/"), headers["Location"]
+        with connect(url, timeout=20) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+            sock.sendall(f"GET {location.path}?{location.query} HTTP/1.1\r\nHost: x\r\n\r\n"
+                         .encode())
+            time.sleep(3)  # read nothing: the answer's deadline passes
+            received = 0
+            try:
+                while chunk := sock.recv(1 << 20):
+                    received += len(chunk)
+            except ConnectionResetError:
+                pass
+        assert 0 < received < size, f"{received} bytes: the answer waited for a stalled reader"
     finally:
         stop(process)

@@ -308,6 +308,12 @@ util::Expected<fs::path> HubCache::file_download(const hub::RepoRef& repo, std::
   if (hub::is_commit_sha(revision) && present(cache.snapshot_file(revision, path))) {
     return cache.snapshot_file(revision, path);
   }
+  // Nor does one the Hub said a commit does not have (huggingface_hub's .no_exist marker):
+  // a warm load would otherwise ask for kernel-status.toml each time.
+  if (hub::is_commit_sha(revision) && present(cache.no_exist_file(revision, path))) {
+    return util::fail(fmt::format("\"{}\" at commit {}: file not found (the cache's .no_exist)",
+                                  path, revision));
+  }
   if (offline()) {
     return offline_file(repo, revision, path, {});
   }

@@ -104,9 +104,9 @@ std::string code_only(std::string_view source) {
   return code;
 }
 
-class Scanner {
+class RegistrationScanner {
  public:
-  Scanner(std::string_view file, std::string_view source, util::DiagnosticSink& sink)
+  RegistrationScanner(std::string_view file, std::string_view source, util::DiagnosticSink& sink)
       : m_file(file), m_source(source), m_code(code_only(source)), m_sink(sink) {
     m_line_starts.push_back(0);
     for (std::size_t i = 0; i < source.size(); ++i) {
@@ -294,7 +294,7 @@ bool is_native_source(std::string_view path) {
 
 void check_native_op_registrations(std::string_view file, std::string_view source,
                                    util::DiagnosticSink& sink) {
-  Scanner(file, source, sink).run();
+  RegistrationScanner(file, source, sink).run();
 }
 
 }  // namespace kernelhub::checks

@@ -5,10 +5,6 @@ namespace kernelhub::checks {
 
 namespace {
 
-bool is_op(const Token& token, std::string_view text) {
-  return token.kind == TokenKind::op && token.text == text;
-}
-
 bool opens(const Token& token) {
   return token.kind == TokenKind::op &&
          (token.text == "(" || token.text == "[" || token.text == "{");

@@ -13,10 +13,6 @@ constexpr std::array<std::string_view, 13> k_compound_keywords = {
     "if", "elif", "else", "try", "except", "finally", "for", "while", "with", "def", "class",
     "match", "case"};
 
-bool is_op(const Token& token, std::string_view text) {
-  return token.kind == TokenKind::op && token.text == text;
-}
-
 bool is_name(const Token& token, std::string_view text) {
   return token.kind == TokenKind::name && token.text == text;
 }

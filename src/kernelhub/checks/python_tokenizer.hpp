@@ -25,6 +25,11 @@ struct Token {
   bool formatted = false;  // an f- or t-string: its value is a template, not the text
 };
 
+// True for an operator or bracket token spelled `text`.
+inline bool is_op(const Token& token, std::string_view text) {
+  return token.kind == TokenKind::op && token.text == text;
+}
+
 struct TokenizeError {
   std::uint32_t line = 0;
   std::uint32_t column = 0;

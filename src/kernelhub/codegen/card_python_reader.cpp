@@ -9,7 +9,7 @@ namespace kernelhub::codegen {
 
 namespace {
 
-struct Token {
+struct PyToken {
   enum class Kind { name, string, op, other } kind = Kind::other;
   std::string text;    // names and ops as written; strings decoded
   bool plain = false;  // strings only: a str literal (not bytes, not an f-string)
@@ -18,7 +18,7 @@ struct Token {
 // One logical line (statements split at top-level ';'); `indented` is false for module level.
 struct Statement {
   bool indented = false;
-  std::vector<Token> tokens;
+  std::vector<PyToken> tokens;
 };
 
 bool is_name_start(char c) {
@@ -140,7 +140,7 @@ class Tokenizer {
         while (m_pos < m_source.size() && (is_name_char(m_source[m_pos]) || m_source[m_pos] == '.')) {
           ++m_pos;
         }
-        push({Token::Kind::other, std::string(m_source.substr(start, m_pos - start)), false});
+        push({PyToken::Kind::other, std::string(m_source.substr(start, m_pos - start)), false});
       } else if (c == ';' && m_depth == 0) {
         ++m_pos;
         end_statement(/*semicolon=*/true);
@@ -160,7 +160,7 @@ class Tokenizer {
              m_source[m_pos + 2] == '\n'));
   }
 
-  void push(Token token) {
+  void push(PyToken token) {
     if (m_current.tokens.empty()) {
       m_current.indented = m_inherit_indent ? m_inherited_indented : m_token_start != m_line_start;
     }
@@ -177,7 +177,7 @@ class Tokenizer {
             "if", "elif", "else", "for", "while", "def", "class", "with", "try", "except", "async"};
         m_inherited_indented =
             m_current.indented ||
-            (first.kind == Token::Kind::name &&
+            (first.kind == PyToken::Kind::name &&
              std::find(k_compound.begin(), k_compound.end(), first.text) != k_compound.end());
         m_inherit_indent = true;
       }
@@ -208,7 +208,7 @@ class Tokenizer {
         return read_string(prefix);
       }
     }
-    push({Token::Kind::name, std::string(word), false});
+    push({PyToken::Kind::name, std::string(word), false});
     return true;
   }
 
@@ -247,7 +247,7 @@ class Tokenizer {
       ++m_pos;
     }
     const bool plain = prefix.find_first_of("bft") == std::string_view::npos;
-    push({Token::Kind::string, std::move(value), plain});
+    push({PyToken::Kind::string, std::move(value), plain});
     return true;
   }
 
@@ -258,7 +258,7 @@ class Tokenizer {
     for (const auto op : k_long_ops) {
       if (m_source.substr(m_pos, op.size()) == op) {
         m_pos += op.size();
-        push({Token::Kind::op, std::string(op), false});
+        push({PyToken::Kind::op, std::string(op), false});
         return;
       }
     }
@@ -268,7 +268,7 @@ class Tokenizer {
     } else if ((c == ')' || c == ']' || c == '}') && m_depth > 0) {
       --m_depth;
     }
-    push({Token::Kind::op, std::string(1, c), false});
+    push({PyToken::Kind::op, std::string(1, c), false});
   }
 
   std::string_view m_source;
@@ -282,17 +282,17 @@ class Tokenizer {
   std::vector<Statement> m_statements;
 };
 
-bool is_open(const Token& token) {
-  return token.kind == Token::Kind::op &&
+bool is_open(const PyToken& token) {
+  return token.kind == PyToken::Kind::op &&
          (token.text == "(" || token.text == "[" || token.text == "{");
 }
 
-bool is_close(const Token& token) {
-  return token.kind == Token::Kind::op &&
+bool is_close(const PyToken& token) {
+  return token.kind == PyToken::Kind::op &&
          (token.text == ")" || token.text == "]" || token.text == "}");
 }
 
-using Tokens = std::vector<Token>;
+using Tokens = std::vector<PyToken>;
 
 // Splits at top-level (bracket depth 0) ops spelled `separator`.
 std::vector<Tokens> split_top_level(const Tokens& tokens, std::string_view separator) {
@@ -304,7 +304,7 @@ std::vector<Tokens> split_top_level(const Tokens& tokens, std::string_view separ
     } else if (is_close(token)) {
       --depth;
     }
-    if (depth == 0 && token.kind == Token::Kind::op && token.text == separator) {
+    if (depth == 0 && token.kind == PyToken::Kind::op && token.text == separator) {
       parts.emplace_back();
     } else {
       parts.back().push_back(token);
@@ -314,11 +314,11 @@ std::vector<Tokens> split_top_level(const Tokens& tokens, std::string_view separ
 }
 
 bool is_dunder_all_target(const Tokens& target, bool may_be_annotated) {
-  if (target.empty() || target[0].kind != Token::Kind::name || target[0].text != "__all__") {
+  if (target.empty() || target[0].kind != PyToken::Kind::name || target[0].text != "__all__") {
     return false;
   }
   return target.size() == 1 ||
-         (may_be_annotated && target[1].kind == Token::Kind::op && target[1].text == ":");
+         (may_be_annotated && target[1].kind == PyToken::Kind::op && target[1].text == ":");
 }
 
 // Whether `tokens` is one bracketed group from its first token to its last.
@@ -343,8 +343,8 @@ std::optional<std::vector<Tokens>> sequence_elements(const Tokens& value) {
     return std::nullopt;
   }
   const auto& first = value.front();
-  const bool bracketed = first.kind == Token::Kind::op && (first.text == "[" || first.text == "(") &&
-                         is_one_group(value);
+  const bool bracketed = first.kind == PyToken::Kind::op &&
+                         (first.text == "[" || first.text == "(") && is_one_group(value);
   if (bracketed) {
     const Tokens inner(value.begin() + 1, value.end() - 1);
     auto elements = split_top_level(inner, ",");
@@ -390,9 +390,9 @@ std::optional<std::vector<std::string>> read_dunder_all(std::string_view source)
     std::vector<std::string> names;
     for (const auto& element : *elements) {
       const bool literal = !element.empty() && std::all_of(element.begin(), element.end(),
-                                                           [](const Token& token) {
+                                                           [](const PyToken& token) {
                                                              return token.kind ==
-                                                                        Token::Kind::string &&
+                                                                        PyToken::Kind::string &&
                                                                     token.plain;
                                                            });
       if (literal) {
@@ -418,8 +418,8 @@ std::vector<std::string> read_class_names(std::string_view source) {
   }
   for (const auto& statement : *statements) {
     const auto& tokens = statement.tokens;
-    if (!statement.indented && tokens.size() >= 2 && tokens[0].kind == Token::Kind::name &&
-        tokens[0].text == "class" && tokens[1].kind == Token::Kind::name) {
+    if (!statement.indented && tokens.size() >= 2 && tokens[0].kind == PyToken::Kind::name &&
+        tokens[0].text == "class" && tokens[1].kind == PyToken::Kind::name) {
       names.push_back(tokens[1].text);
     }
   }
@@ -435,20 +435,20 @@ std::string parameter_text(const Tokens& parameter) {
     return {};
   }
   const auto& first = parameter[0];
-  if (first.kind == Token::Kind::op && (first.text == "*" || first.text == "**")) {
-    const bool named = parameter.size() > 1 && parameter[1].kind == Token::Kind::name;
+  if (first.kind == PyToken::Kind::op && (first.text == "*" || first.text == "**")) {
+    const bool named = parameter.size() > 1 && parameter[1].kind == PyToken::Kind::name;
     return named ? first.text + parameter[1].text : first.text;
   }
-  if (first.kind == Token::Kind::op && first.text == "/") {
+  if (first.kind == PyToken::Kind::op && first.text == "/") {
     return "/";
   }
-  return first.kind == Token::Kind::name ? first.text : std::string();
+  return first.kind == PyToken::Kind::name ? first.text : std::string();
 }
 
 // The parameter list of `def forward(...)`, or nullopt when `tokens` is not that statement.
 std::optional<std::string> forward_parameters(const Tokens& tokens) {
   if (tokens.size() < 4 || tokens[0].text != "def" || tokens[1].text != "forward" ||
-      tokens[2].kind != Token::Kind::op || tokens[2].text != "(") {
+      tokens[2].kind != PyToken::Kind::op || tokens[2].text != "(") {
     return std::nullopt;
   }
   // The tokens inside the parentheses: up to the `)` that closes the first `(`.
@@ -483,8 +483,8 @@ std::map<std::string, std::string> read_forward_parameters(std::string_view sour
   for (const auto& statement : *statements) {
     const auto& tokens = statement.tokens;
     if (!statement.indented) {
-      const bool is_class = tokens.size() >= 2 && tokens[0].kind == Token::Kind::name &&
-                            tokens[0].text == "class" && tokens[1].kind == Token::Kind::name;
+      const bool is_class = tokens.size() >= 2 && tokens[0].kind == PyToken::Kind::name &&
+                            tokens[0].text == "class" && tokens[1].kind == PyToken::Kind::name;
       // A decorator line keeps no class open; the class statement after it opens one.
       current_class = is_class ? std::optional(tokens[1].text) : std::nullopt;
       continue;

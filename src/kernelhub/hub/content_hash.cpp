@@ -95,6 +95,37 @@ util::Expected<std::string> sha256_of_file(const std::filesystem::path& path) {
   return hasher.hex();
 }
 
+struct StreamingHash::Context {
+  explicit Context(const EVP_MD* md) : hasher(md) {}
+  Hasher hasher;
+};
+
+StreamingHash::StreamingHash(Kind kind, std::uint64_t size)
+    : m_context(std::make_unique<Context>(kind == Kind::sha256 ? EVP_sha256() : EVP_sha1())) {
+  if (kind == Kind::git_blob_sha1) {
+    m_context->hasher.update(blob_header(size));
+  }
+}
+
+StreamingHash::~StreamingHash() = default;
+StreamingHash::StreamingHash(StreamingHash&&) noexcept = default;
+StreamingHash& StreamingHash::operator=(StreamingHash&&) noexcept = default;
+
+void StreamingHash::update(std::string_view bytes) { m_context->hasher.update(bytes); }
+
+std::string StreamingHash::hex() { return m_context->hasher.hex(); }
+
+std::optional<StreamingHash::Kind> StreamingHash::kind_of_etag(std::string_view etag) {
+  const bool hex = etag.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+  if (hex && etag.size() == 40) {
+    return Kind::git_blob_sha1;
+  }
+  if (hex && etag.size() == 64) {
+    return Kind::sha256;
+  }
+  return std::nullopt;
+}
+
 std::string base64_encode(std::string_view bytes) {
   // EVP_EncodeBlock takes an int length: encode in pieces of a multiple of 3 bytes so files
   // over 2 GiB encode too and every piece joins without padding in between.

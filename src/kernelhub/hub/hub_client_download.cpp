@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/hub/hub_client.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -12,6 +19,7 @@
 #include <kernelhub/hub/error_mapping.hpp>
 #include <kernelhub/hub/hub_url.hpp>
 #include <kernelhub/hub/progress_bar.hpp>
+#include <kernelhub/util/unique_fd.hpp>
 
 namespace kernelhub::hub {
 
@@ -20,6 +28,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int k_max_redirects = 10;
+// A download asks the kernel to start writing its bytes to disk every this many bytes.
+constexpr std::uint64_t k_writeback_bytes = std::uint64_t{8} << 20;
+// The body's bytes are written to the partial file in pieces of up to this size.
+constexpr std::size_t k_write_buffer_bytes = std::size_t{1} << 20;
 
 std::uint64_t existing_size(const fs::path& path) {
   std::error_code ec;
@@ -27,39 +39,41 @@ std::uint64_t existing_size(const fs::path& path) {
   return ec ? 0 : size;
 }
 
-bool is_hex(std::string_view text, std::size_t length) {
-  return text.size() == length && text.find_first_not_of("0123456789abcdef") == std::string::npos;
+// Compares a finished file's content hash with the ETag; a mismatch deletes the file.
+HubResult<void> check_digest(const fs::path& file, const FileMetadata& metadata,
+                             const std::string& actual, std::string_view what) {
+  if (actual != metadata.etag) {
+    std::error_code ec;
+    fs::remove(file, ec);
+    return hub_fail(ErrorKind::checksum,
+                    fmt::format("{}: the downloaded bytes hash to {} but the server's ETag is \"{}\"",
+                                what, actual, metadata.etag));
+  }
+  return {};
 }
 
 // Checks the finished file against the ETag when it is a content hash; other ETags (a CDN's
 // md5, say) cannot be checked and are accepted.
 HubResult<void> verify_etag(const fs::path& file, const FileMetadata& metadata,
                             std::string_view what) {
-  util::Expected<std::string> actual = std::string();
-  if (is_hex(metadata.etag, 40)) {
-    actual = git_blob_sha1_of_file(file);
-  } else if (is_hex(metadata.etag, 64)) {
-    actual = sha256_of_file(file);
-  } else {
+  const auto kind = StreamingHash::kind_of_etag(metadata.etag);
+  if (!kind) {
     return {};
   }
+  auto actual = *kind == StreamingHash::Kind::git_blob_sha1 ? git_blob_sha1_of_file(file)
+                                                            : sha256_of_file(file);
   if (!actual) {
     return hub_fail(ErrorKind::io, actual.error().message);
   }
-  if (*actual != metadata.etag) {
-    std::error_code ec;
-    fs::remove(file, ec);
-    return hub_fail(ErrorKind::checksum,
-                    fmt::format("{}: the downloaded bytes hash to {} but the server's ETag is \"{}\"",
-                                what, *actual, metadata.etag));
-  }
-  return {};
+  return check_digest(file, metadata, *actual, what);
 }
 
-// Writes a body to the partial file: appended after a 206, from the start after a 200.
+// Writes a body to the partial file (appended after a 206, from the start after a 200) and
+// hashes it as it arrives, so the finished file is checked without reading it back.
 class PartialFileWriter {
 public:
-  PartialFileWriter(fs::path path, std::uint64_t offset) : m_path(std::move(path)), m_offset(offset) {}
+  PartialFileWriter(fs::path path, std::uint64_t offset, const FileMetadata& metadata)
+      : m_path(std::move(path)), m_offset(offset), m_metadata(metadata) {}
   ~PartialFileWriter() { close(); }
 
   bool start(long status, const HttpHeaders& headers) {
@@ -74,39 +88,130 @@ public:
         return false;
       }
     }
-    std::error_code ec;
-    fs::resize_file(m_path, keep, ec);
-    m_file = std::fopen(m_path.c_str(), keep == 0 ? "wb" : "ab");
-    m_written = keep;
-    return m_file != nullptr;
-  }
-
-  bool write(std::string_view chunk) {
-    if (m_file == nullptr || std::fwrite(chunk.data(), 1, chunk.size(), m_file) != chunk.size()) {
+    m_fd.reset(::open(m_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666));
+    if (!m_fd || ::ftruncate(m_fd.get(), static_cast<off_t>(keep)) != 0 ||
+        ::lseek(m_fd.get(), static_cast<off_t>(keep), SEEK_SET) < 0) {
+      m_fd.reset();
       return false;
     }
-    m_written += chunk.size();
+    m_written = keep;
+    m_on_disk = keep;
+    m_flushed = keep;
+    m_buffer.reserve(k_write_buffer_bytes);
+    if (const auto kind = StreamingHash::kind_of_etag(m_metadata.etag)) {
+      m_hash.emplace(*kind, m_metadata.size);
+      if (keep > 0 && !hash_prefix(keep)) {
+        m_hash.reset();  // checked from the finished file instead
+      }
+    }
     return true;
   }
 
+  bool write(std::string_view chunk) {
+    if (!m_fd) {
+      return false;
+    }
+    if (m_hash) {
+      m_hash->update(chunk);
+    }
+    m_written += chunk.size();
+    // libcurl hands over at most 16 KiB a call (CURL_MAX_WRITE_SIZE): gathered here, they
+    // reach the file in few large writes.
+    if (m_buffer.size() + chunk.size() > k_write_buffer_bytes && !flush()) {
+      return false;
+    }
+    if (chunk.size() >= k_write_buffer_bytes) {
+      return write_all(chunk);
+    }
+    m_buffer.append(chunk);
+    return true;
+  }
+
+  // Makes the bytes durable before the caller renames the file into the cache.
   bool close() {
-    if (m_file == nullptr) {
+    if (!m_fd) {
       return true;
     }
-    const bool ok = std::fflush(m_file) == 0 && fsync(fileno(m_file)) == 0;
-    std::fclose(m_file);
-    m_file = nullptr;
+    const bool ok = flush() && ::fsync(m_fd.get()) == 0;
+    m_fd.reset();
     return ok;
+  }
+
+  // The hash of the whole file when every byte of it went through this writer (or was read
+  // back when resuming); nothing when the file must be hashed from disk.
+  std::optional<std::string> digest() {
+    if (!m_hash || m_written != m_metadata.size) {
+      return std::nullopt;
+    }
+    auto hex = m_hash->hex();
+    m_hash.reset();
+    return hex;
   }
 
   std::uint64_t written() const { return m_written; }
   bool bad_range() const { return m_bad_range; }
 
 private:
+  bool flush() {
+    const bool ok = write_all(m_buffer);
+    m_buffer.clear();
+    return ok;
+  }
+
+  bool write_all(std::string_view bytes) {
+    for (std::string_view left = bytes; !left.empty();) {
+      const ssize_t n = ::write(m_fd.get(), left.data(), left.size());
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        return false;
+      }
+      left.remove_prefix(static_cast<std::size_t>(n));
+    }
+    m_on_disk += bytes.size();
+    if (m_on_disk - m_flushed >= k_writeback_bytes) {
+      // Starts writing these bytes to disk now, without waiting: the fsync at the end then
+      // has little left to wait for, and the page cache never holds the whole file dirty.
+      ::sync_file_range(m_fd.get(), static_cast<off_t>(m_flushed),
+                        static_cast<off_t>(m_on_disk - m_flushed), SYNC_FILE_RANGE_WRITE);
+      m_flushed = m_on_disk;
+    }
+    return true;
+  }
+
+  // The bytes an interrupted download left, hashed before the new ones are appended.
+  bool hash_prefix(std::uint64_t length) {
+    util::UniqueFd in(::open(m_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!in) {
+      return false;
+    }
+    std::vector<char> buffer(std::size_t{1} << 20);
+    for (std::uint64_t at = 0; at < length;) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), length - at));
+      const ssize_t n = ::pread(in.get(), buffer.data(), want, static_cast<off_t>(at));
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n <= 0) {
+        return false;
+      }
+      m_hash->update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+      at += static_cast<std::uint64_t>(n);
+    }
+    return true;
+  }
+
   fs::path m_path;
   std::uint64_t m_offset;
+  const FileMetadata& m_metadata;
+  // Bytes taken (on disk or in m_buffer), bytes written to the file, bytes sent to writeback.
   std::uint64_t m_written = 0;
-  std::FILE* m_file = nullptr;
+  std::uint64_t m_on_disk = 0;
+  std::uint64_t m_flushed = 0;
+  std::string m_buffer;
+  util::UniqueFd m_fd;
+  std::optional<StreamingHash> m_hash;
   bool m_bad_range = false;
 };
 
@@ -170,7 +275,7 @@ HubResult<DownloadResult> HubClient::download(const DownloadTask& task,
     if (have > 0) {
       request.headers.emplace_back("Range", fmt::format("bytes={}-", have));
     }
-    PartialFileWriter writer(task.partial_file, have);
+    PartialFileWriter writer(task.partial_file, have, metadata);
     std::uint64_t reported = have;
     bool overrun = false;
     request.on_start = [&writer](long status, const HttpHeaders& headers) {
@@ -248,7 +353,10 @@ HubResult<DownloadResult> HubClient::download(const DownloadTask& task,
                       fmt::format("{}: got {} bytes but the server announced {}", what, size,
                                   metadata.size));
     }
-    if (auto verified = verify_etag(task.partial_file, metadata, what); !verified) {
+    const auto streamed = writer.digest();
+    if (auto verified = streamed ? check_digest(task.partial_file, metadata, *streamed, what)
+                                 : verify_etag(task.partial_file, metadata, what);
+        !verified) {
       return tl::unexpected(verified.error());
     }
     return result;

@@ -117,7 +117,7 @@ class LockWalk {
   KernelLockFile m_lock;
 };
 
-bool is_bytecode(std::string_view relative) {
+bool is_bytecode_file(std::string_view relative) {
   return relative.ends_with(".pyc") || relative.starts_with("__pycache__/") ||
          relative.find("/__pycache__/") != std::string_view::npos;
 }
@@ -228,7 +228,7 @@ util::Expected<VariantVerification> verify_locked_variant(const cache::HubCache&
   std::vector<std::pair<std::string, std::string>> actual;
   for (auto it = listing.lower_bound(prefix); it != listing.end() && it->first.starts_with(prefix); ++it) {
     const auto relative = it->first.substr(prefix.size());
-    if (is_bytecode(relative)) {
+    if (is_bytecode_file(relative)) {
       continue;
     }
     const auto file = variant_path / relative;

@@ -18,7 +18,7 @@ namespace kernelhub::loader {
 
 namespace {
 
-constexpr const char* k_variable = "KERNELHUB_REQUIRE_SIGNATURE";
+constexpr const char* k_require_signature_variable = "KERNELHUB_REQUIRE_SIGNATURE";
 constexpr std::size_t k_violations_shown = 5;
 
 std::string what_failed(const verify::SignatureCheck& check) {
@@ -52,7 +52,7 @@ std::string what_failed(const verify::SignatureCheck& check) {
 }  // namespace
 
 util::Expected<bool> signature_required_by_environment() {
-  const char* raw = std::getenv(k_variable);
+  const char* raw = std::getenv(k_require_signature_variable);
   if (raw == nullptr) {
     return false;
   }
@@ -65,7 +65,8 @@ util::Expected<bool> signature_required_by_environment() {
   if (value.empty() || value == "0" || value == "false" || value == "no" || value == "off") {
     return false;
   }
-  return util::fail(fmt::format("{}=\"{}\" is not a boolean; use 1 or 0", k_variable, raw));
+  return util::fail(fmt::format("{}=\"{}\" is not a boolean; use 1 or 0",
+                                k_require_signature_variable, raw));
 }
 
 util::Expected<bool> signature_required(std::optional<bool> requested) {

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_variable = "KERNELHUB_TRUSTED_KEYS";
+constexpr const char* k_trusted_keys_variable = "KERNELHUB_TRUSTED_KEYS";
 
 util::Expected<std::vector<verify::TrustedKey>> load_files(const std::vector<fs::path>& files,
                                                            std::string_view origin) {
@@ -97,7 +97,7 @@ fs::path hub_key_dir_from_environment() {
 
 std::vector<fs::path> trusted_key_files_from_environment() {
   std::vector<fs::path> files;
-  const char* raw = std::getenv(k_variable);
+  const char* raw = std::getenv(k_trusted_keys_variable);
   if (raw == nullptr) {
     return files;
   }
@@ -124,7 +124,7 @@ util::Expected<std::vector<verify::TrustedKey>> resolve_trusted_keys(const KeyOp
     return load_files(options.files, "trusted_keys");
   }
   if (auto files = trusted_key_files_from_environment(); !files.empty()) {
-    return load_files(files, k_variable);
+    return load_files(files, k_trusted_keys_variable);
   }
   if (!options.hub) {
     return std::vector<verify::TrustedKey>{};
@@ -176,7 +176,7 @@ util::Expected<std::vector<verify::TrustedKey>> resolve_trusted_keys(const KeyOp
         "{}: offline and none kept (load once online, so they are kept in {}, or set {})", origin,
         source.key_dir.empty() ? std::string("the state folder, which needs HOME or XDG_STATE_HOME")
                                : fmt::format("\"{}\"", source.key_dir.string()),
-        k_variable));
+        k_trusted_keys_variable));
   }
   return util::fail(fmt::format("{}: {}", origin, failure));
 }

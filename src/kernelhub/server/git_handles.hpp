@@ -3,10 +3,16 @@
 
 // Owning pointers for the libgit2 objects the repository_* files use. Included only by those
 // .cpp files, so libgit2 stays out of every other header.
+#include <atomic>
 #include <memory>
+#include <random>
 #include <string>
+#include <string_view>
 
+#include <fmt/format.h>
 #include <git2.h>
+
+#include <kernelhub/server/hub_error.hpp>
 
 namespace kernelhub::server::git {
 
@@ -37,6 +43,23 @@ inline std::string last_error() {
   return error != nullptr && error->message != nullptr ? error->message : "unknown libgit2 error";
 }
 
+// The repository config key that marks a repository private (read by the store, set by the
+// mirror's fetch).
+inline constexpr const char* k_private_key = "kernelhub.private";
+
+inline bool is_valid_ref_name(const std::string& name) {
+  int valid = 0;
+  return git_reference_name_is_valid(&valid, name.c_str()) == 0 && valid != 0;
+}
+
+// A suffix that makes a temporary folder's name unique among processes and threads (a new
+// repository is made in `.tmp-<name>-<suffix>` and renamed into place).
+inline std::string unique_suffix() {
+  static std::atomic<unsigned> counter{0};
+  std::random_device random;
+  return fmt::format("{:08x}{:04x}", random(), counter.fetch_add(1) & 0xffff);
+}
+
 inline std::string to_hex(const git_oid& oid) {
   char text[GIT_OID_HEXSZ + 1] = {};
   git_oid_tostr(text, sizeof(text), &oid);
@@ -44,3 +67,12 @@ inline std::string to_hex(const git_oid& oid) {
 }
 
 }  // namespace kernelhub::server::git
+
+namespace kernelhub::server {
+
+// A 500 naming what failed and libgit2's message.
+inline tl::unexpected<HubError> git_failure(std::string_view what) {
+  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
+}
+
+}  // namespace kernelhub::server

@@ -52,6 +52,11 @@ struct HttpResponse {
   // `stream_size` bytes in all: each call fills up to `capacity` bytes of `out` and returns
   // how many. Used instead of `stream_data` when set.
   std::function<HubExpected<std::size_t>(char* out, std::size_t capacity)> stream_reader;
+  // When the reader's bytes are those of an open file from `stream_offset` on (an LFS
+  // object), its descriptor, kept open by `stream_owner`: a connection sends them with
+  // sendfile(2), so they never pass through the server's memory.
+  int stream_fd = -1;
+  std::uint64_t stream_offset = 0;
 
   void set_header(std::string name, std::string value);
 };

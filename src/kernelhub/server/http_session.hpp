@@ -13,8 +13,8 @@
 // transfer_time, run the router's handler, answer, and again while the client keeps the
 // connection alive. After an answer whose body was left unread the framing is unknown: the
 // connection is closed, lingering a moment so the client can read the answer first.
-// Writing the answer (a string, a mapped span, or a body made while it is sent) is in
-// http_session_answer.cpp.
+// Writing the answer (a string, a mapped span, a file sent with sendfile(2), or a body made
+// while it is sent) is in http_session_answer.cpp.
 
 #include <chrono>
 #include <cstdint>
@@ -63,6 +63,7 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   enum class BodyState { read, unread };
   struct IncrementalAnswer;
+  struct FileAnswer;
 
   // The deadline for sending or receiving `bytes`: transfer_timeout plus the time at
   // min_rate_bytes per second.
@@ -90,6 +91,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void answer_incrementally(HttpResponse response, bool keep_alive, BodyState body);
   void write_next_block(const std::shared_ptr<IncrementalAnswer>& state, bool keep_alive,
                         BodyState body);
+  void answer_from_file(HttpResponse response, bool keep_alive, BodyState body);
+  void send_file_part(const std::shared_ptr<FileAnswer>& state, bool keep_alive, BodyState body);
 
   boost::beast::tcp_stream m_stream;
   ServerState& m_state;

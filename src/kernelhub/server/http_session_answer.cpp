@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a connection's answer (see http_session.hpp): the head alone for HEAD, a string
-// body, a span of bytes another object owns (a pooled blob), or a body made while it is sent
-// (a large loose blob inflated block by block), each under a deadline that grows with its size.
+// body, a span of bytes another object owns (a pooled blob), a file's bytes sent by the kernel
+// (an LFS object), or a body made while it is sent (a large loose blob inflated block by
+// block), each under a deadline that grows with its size.
 #include <kernelhub/server/http_session.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <iterator>
 #include <string_view>
 #include <vector>
+
+#include <sys/sendfile.h>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,9 @@ namespace http = beast::http;
 
 // A body made while it is sent goes out in blocks of this size.
 constexpr std::size_t k_write_block = std::size_t{256} << 10;
+// A file's bytes go out at most this many per turn of the event loop, so one fast reader
+// does not keep the loop from the other connections on it.
+constexpr std::uint64_t k_sendfile_turn = std::uint64_t{4} << 20;
 
 // The fields that frame an answer, which only the transport writes (names are
 // case-insensitive).
@@ -88,6 +95,19 @@ struct Session::IncrementalAnswer {
   std::vector<char> buffer;
 };
 
+// A file sent by the kernel: the head, then sendfile(2) on the non-blocking socket whenever it
+// can take bytes. The socket is waited on directly (not through the tcp_stream, whose
+// deadline covers only its own operations), so the answer has its own deadline that closes the
+// socket: a reader that stops reading is cut off as with the other answers.
+struct Session::FileAnswer {
+  explicit FileAnswer(const boost::asio::any_io_executor& executor) : deadline(executor) {}
+  http::response<http::empty_body> head;
+  int fd = -1;
+  std::uint64_t offset = 0;
+  std::uint64_t left = 0;
+  boost::asio::steady_timer deadline;
+};
+
 template <typename Body>
 void Session::fill_head(http::response<Body>& out, const HttpResponse& response, bool keep_alive) {
   out.result(static_cast<unsigned>(response.status));
@@ -103,8 +123,14 @@ void Session::answer(HttpResponse response, BodyState body) {
   // An unread body leaves the connection's framing unknown: answer, then close.
   const bool keep_alive = m_keep_alive && body == BodyState::read;
   m_stream_owner = response.stream_owner;
-  if (response.has_stream && response.stream_reader && !m_is_head &&
-      response.status != 304) {
+  // A HEAD and a 304 are heads alone, made below with the other small answers.
+  const bool head_only = m_is_head || response.status == 304;
+  if (!head_only && response.has_stream && response.stream_fd >= 0 && response.stream_size > 0) {
+    m_stream.expires_after(transfer_time(response.stream_size));
+    answer_from_file(std::move(response), keep_alive, body);
+    return;
+  }
+  if (!head_only && response.has_stream && response.stream_reader) {
     m_stream.expires_after(transfer_time(response.stream_size));
     answer_incrementally(std::move(response), keep_alive, body);
     return;
@@ -201,6 +227,77 @@ void Session::write_next_block(const std::shared_ptr<IncrementalAnswer>& state, 
         }
         self->write_next_block(state, keep_alive, body);
       });
+}
+
+void Session::answer_from_file(HttpResponse response, bool keep_alive, BodyState body) {
+  auto state = std::make_shared<FileAnswer>(m_stream.get_executor());
+  fill_head(state->head, response, keep_alive);
+  state->head.content_length(response.stream_size);
+  state->fd = response.stream_fd;
+  state->offset = response.stream_offset;
+  state->left = response.stream_size;
+  state->deadline.expires_after(transfer_time(response.stream_size));
+  m_answer = state;
+  state->deadline.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (!ec) {
+      beast::error_code ignored;
+      self->m_stream.socket().close(ignored);
+    }
+  });
+  http::async_write(m_stream, state->head,
+                    [self = shared_from_this(), state, keep_alive, body](beast::error_code ec,
+                                                                         std::size_t) {
+                      if (ec) {
+                        state->deadline.cancel();
+                        self->on_written(ec, keep_alive, body);
+                        return;
+                      }
+                      self->send_file_part(state, keep_alive, body);
+                    });
+}
+
+void Session::send_file_part(const std::shared_ptr<FileAnswer>& state, bool keep_alive,
+                             BodyState body) {
+  auto& socket = m_stream.socket();
+  beast::error_code ec;
+  if (!socket.is_open()) {
+    ec = asio::error::timed_out;
+  } else {
+    socket.native_non_blocking(true, ec);
+  }
+  std::uint64_t this_turn = 0;
+  while (!ec && state->left > 0 && this_turn < k_sendfile_turn) {
+    auto offset = static_cast<off_t>(state->offset);
+    const auto want = static_cast<std::size_t>(std::min(state->left, k_sendfile_turn - this_turn));
+    const ssize_t n = ::sendfile(socket.native_handle(), state->fd, &offset, want);
+    if (n > 0) {
+      state->offset += static_cast<std::uint64_t>(n);
+      state->left -= static_cast<std::uint64_t>(n);
+      this_turn += static_cast<std::uint64_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      break;
+    } else {
+      // The file ended before its announced size, or the socket failed: the client sees a
+      // short body, as when a reader fails after the head.
+      ec = n == 0 ? asio::error::broken_pipe : beast::error_code(errno, beast::system_category());
+    }
+  }
+  if (ec || state->left == 0) {
+    state->deadline.cancel();
+    on_written(ec, keep_alive, body);
+    return;
+  }
+  socket.async_wait(asio::ip::tcp::socket::wait_write,
+                    [self = shared_from_this(), state, keep_alive, body](beast::error_code ec) {
+                      if (ec) {
+                        state->deadline.cancel();
+                        self->on_written(ec, keep_alive, body);
+                        return;
+                      }
+                      self->send_file_part(state, keep_alive, body);
+                    });
 }
 
 }  // namespace kernelhub::server::detail

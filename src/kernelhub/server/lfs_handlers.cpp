@@ -150,7 +150,7 @@ HubExpected<std::string> spooled_body(const Context& ctx) {
   return ctx.request.body_file;
 }
 
-HubExpected<json> json_body(const Context& ctx) {
+HubExpected<json> lfs_request_body(const Context& ctx) {
   json body = json::parse(ctx.request.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object()) {
     return hub_fail(422, "", "malformed LFS request: expected a JSON object");
@@ -245,7 +245,7 @@ json batch_object(const Context& ctx, const RepoId& id, Audience audience, LfsOb
 }  // namespace
 
 HubExpected<HttpResponse> lfs_batch(Context& ctx, const RepoId& id) {
-  const json body = KH_HUB_TRY(json_body(ctx));
+  const json body = KH_HUB_TRY(lfs_request_body(ctx));
   const std::string operation =
       body.contains("operation") && body["operation"].is_string() ? body["operation"].get<std::string>() : "";
   if (operation != "upload" && operation != "download") {
@@ -344,7 +344,7 @@ HubExpected<HttpResponse> lfs_object(Context& ctx, const RepoId& id, const std::
       return response;
     }
     case LfsGrant::Action::complete: {
-      const json body = KH_HUB_TRY(json_body(ctx));
+      const json body = KH_HUB_TRY(lfs_request_body(ctx));
       const auto parts = body.find("parts");
       if (body.value("oid", json()) != oid || parts == body.end() || !parts->is_array()) {
         return hub_fail(422, "", "malformed multipart completion: expected {\"oid\": <this "
@@ -363,7 +363,7 @@ HubExpected<HttpResponse> lfs_object(Context& ctx, const RepoId& id, const std::
       return lfs_json(200, json::object());
     }
     case LfsGrant::Action::verify: {
-      const json body = KH_HUB_TRY(json_body(ctx));
+      const json body = KH_HUB_TRY(lfs_request_body(ctx));
       if (body.value("oid", json()) != oid || !body.value("size", json()).is_number_unsigned()) {
         return hub_fail(422, "", "malformed verify request: expected {\"oid\", \"size\"}");
       }
@@ -451,6 +451,9 @@ HubExpected<HttpResponse> lfs_download(Context& ctx, const RepoId& id, const std
   ::posix_fadvise(file->get(), static_cast<off_t>(range.offset), static_cast<off_t>(range.length),
                   POSIX_FADV_SEQUENTIAL);
   response.stream_size = range.length;
+  response.stream_owner = file;
+  response.stream_fd = file->get();
+  response.stream_offset = range.offset;
   response.stream_reader = [file, at = range.offset, left = range.length](
                                char* out, std::size_t capacity) mutable -> HubExpected<std::size_t> {
     const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(capacity, left));

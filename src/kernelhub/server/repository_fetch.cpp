@@ -20,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* k_mirror_key = "kernelhub.mirror";
-constexpr const char* k_private_key = "kernelhub.private";
 
 // libgit2 counts its initialisations: each entry point holds one, so these functions work
 // with or without a RepositoryStore alive.
@@ -198,7 +197,7 @@ util::Expected<void> init_mirror_repository(const fs::path& dir, const std::stri
   if (auto marked = set_config(dir, k_mirror_key, &upstream, std::nullopt); !marked) {
     return marked;
   }
-  return set_config(dir, k_private_key, nullptr, is_private);
+  return set_config(dir, git::k_private_key, nullptr, is_private);
 }
 
 std::optional<std::string> mirrored_upstream(const fs::path& dir) {
@@ -222,7 +221,7 @@ std::optional<std::string> mirrored_upstream(const fs::path& dir) {
 
 util::Expected<void> set_private_flag(const fs::path& dir, bool is_private) {
   const Libgit2 libgit2;
-  return set_config(dir, k_private_key, nullptr, is_private);
+  return set_config(dir, git::k_private_key, nullptr, is_private);
 }
 
 }  // namespace kernelhub::server

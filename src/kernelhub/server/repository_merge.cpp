@@ -15,10 +15,6 @@ namespace {
 
 using Diff = git::Owned<git_diff, git_diff_free>;
 
-tl::unexpected<HubError> git_failure(std::string_view what) {
-  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
-}
-
 HubExpected<git::Commit> ref_commit(git_repository* repo, const std::string& ref) {
   git_reference* raw_ref = nullptr;
   if (git_reference_lookup(&raw_ref, repo, ref.c_str()) != 0) {

@@ -17,19 +17,10 @@ namespace {
 
 constexpr std::size_t k_min_prefix_digits = 7;
 
-tl::unexpected<HubError> git_failure(std::string_view what) {
-  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
-}
-
 bool is_hex(std::string_view text) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
   });
-}
-
-bool is_valid_ref_name(const std::string& name) {
-  int valid = 0;
-  return git_reference_name_is_valid(&valid, name.c_str()) == 0 && valid != 0;
 }
 
 // The commit a ref points at (through annotated tags), or nullopt when there is no such ref.
@@ -180,7 +171,7 @@ HubExpected<std::string> resolve_revision(git_repository* repo, std::string_view
     return revision_not_found(rev);
   }
   if (rev.starts_with("refs/")) {
-    if (!is_valid_ref_name(rev)) {
+    if (!git::is_valid_ref_name(rev)) {
       return bad_request(fmt::format("invalid revision \"{}\"", rev));
     }
     if (auto sha = peel_ref_cached(repo, rev)) {
@@ -189,7 +180,7 @@ HubExpected<std::string> resolve_revision(git_repository* repo, std::string_view
     return revision_not_found(rev);
   }
   const std::string branch = "refs/heads/" + rev;
-  if (!is_valid_ref_name(branch)) {
+  if (!git::is_valid_ref_name(branch)) {
     return bad_request(fmt::format("invalid revision \"{}\"", rev));
   }
   if (auto sha = peel_ref_cached(repo, branch)) {
@@ -211,7 +202,7 @@ HubExpected<std::string> resolve_branch(git_repository* repo, std::string_view r
   if (!ref.starts_with("refs/")) {
     ref = "refs/heads/" + ref;
   }
-  if (!is_valid_ref_name(ref)) {
+  if (!git::is_valid_ref_name(ref)) {
     return bad_request(fmt::format("invalid branch name \"{}\"", revision));
   }
   if (!ref.starts_with("refs/heads/") || !peel_ref_now(repo, ref)) {

@@ -58,11 +58,6 @@ constexpr std::string_view k_first_gitattributes =
     "*.zip filter=lfs diff=lfs merge=lfs -text\n"
     "*.zst filter=lfs diff=lfs merge=lfs -text\n"
     "*tfevents* filter=lfs diff=lfs merge=lfs -text\n";
-constexpr const char* k_private_key = "kernelhub.private";
-
-tl::unexpected<HubError> git_failure(std::string_view what) {
-  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
-}
 
 bool read_private_flag(git_repository* repo) {
   git_config* raw = nullptr;
@@ -71,7 +66,7 @@ bool read_private_flag(git_repository* repo) {
   }
   const git::Config config(raw);
   int value = 0;
-  return git_config_get_bool(&value, config.get(), k_private_key) == 0 && value != 0;
+  return git_config_get_bool(&value, config.get(), git::k_private_key) == 0 && value != 0;
 }
 
 HubExpected<void> write_first_commit(git_repository* repo) {
@@ -115,12 +110,6 @@ std::string pool_key(const RepoId& id) {
   key.reserve(type.size() + id.ns.size() + id.name.size() + 2);
   key.append(type).append("/").append(id.ns).append("/").append(id.name);
   return key;
-}
-
-std::string unique_suffix() {
-  static std::atomic<unsigned> counter{0};
-  std::random_device random;
-  return fmt::format("{:08x}{:04x}", random(), counter.fetch_add(1) & 0xffff);
 }
 
 }  // namespace
@@ -220,7 +209,7 @@ HubExpected<bool> RepositoryStore::create(const RepoId& id, bool is_private) {
   }
   // A name starting with '.' is never a valid repo id, so listings skip half-made ones.
   const fs::path temp_dir =
-      final_dir.parent_path() / fmt::format(".tmp-{}-{}", id.name, unique_suffix());
+      final_dir.parent_path() / fmt::format(".tmp-{}-{}", id.name, git::unique_suffix());
   git_repository_init_options options = GIT_REPOSITORY_INIT_OPTIONS_INIT;
   options.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH;
   options.initial_head = "main";
@@ -242,7 +231,7 @@ HubExpected<bool> RepositoryStore::create(const RepoId& id, bool is_private) {
     git_config* raw_config = nullptr;
     if (git_repository_config(&raw_config, repo.get()) == 0) {
       const git::Config config(raw_config);
-      git_config_set_bool(config.get(), k_private_key, 1);
+      git_config_set_bool(config.get(), git::k_private_key, 1);
     }
   }
   repo.reset();

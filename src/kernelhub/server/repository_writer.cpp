@@ -15,15 +15,6 @@ namespace {
 constexpr const char* k_author_name = "kernelhub";
 constexpr const char* k_author_email = "kernelhub@localhost";
 
-tl::unexpected<HubError> git_failure(std::string_view what) {
-  return hub_fail(500, "", fmt::format("cannot {}: {}", what, git::last_error()));
-}
-
-bool is_valid_ref_name(const std::string& name) {
-  int valid = 0;
-  return git_reference_name_is_valid(&valid, name.c_str()) == 0 && valid != 0;
-}
-
 bool looks_like_sha(std::string_view name) {
   return name.size() == GIT_OID_HEXSZ && std::all_of(name.begin(), name.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
@@ -59,7 +50,7 @@ HubExpected<std::string> checked_ref(std::string_view prefix, std::string_view n
   if (const auto problem = ref_name_problem(name)) {
     return bad_request(fmt::format("invalid {} name \"{}\": {}", what, name, *problem));
   }
-  if (!is_valid_ref_name(ref)) {
+  if (!git::is_valid_ref_name(ref)) {
     return bad_request(fmt::format("invalid {} name \"{}\": not a valid git ref name", what,
                                    name));
   }

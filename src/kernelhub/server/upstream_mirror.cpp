@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <kernelhub/hub/http_transport.hpp>
+#include <kernelhub/server/git_handles.hpp>
 #include <kernelhub/server/handlers.hpp>
 #include <kernelhub/server/lfs_object_store.hpp>
 #include <kernelhub/server/repository_fetch.hpp>
@@ -133,11 +134,6 @@ std::optional<MirrorTarget> file_target(const HttpRequest& request, Segments seg
   return target;
 }
 
-std::string unique_suffix() {
-  static std::atomic<unsigned> counter{0};
-  std::random_device random;
-  return fmt::format("{:08x}{:04x}", random(), counter.fetch_add(1) & 0xffff);
-}
 
 std::string stale(const std::string& error) {
   return "stale; upstream error: " + error;
@@ -442,7 +438,8 @@ UpstreamMirror::Synced UpstreamMirror::sync_once(const MirrorSettings& settings,
   if (!exists) {
     fs::create_directories(dir.parent_path(), ec);
     // A name starting with '.' is no repository: listings skip it, and a restart removes it.
-    const fs::path temp = dir.parent_path() / fmt::format(".tmp-{}-{}", id.name, unique_suffix());
+    const fs::path temp =
+        dir.parent_path() / fmt::format(".tmp-{}-{}", id.name, git::unique_suffix());
     auto made = init_mirror_repository(temp, settings.upstream, info.is_private);
     auto fetched = made ? fetch_into(temp, source) : tl::unexpected(made.error());
     if (!fetched) {

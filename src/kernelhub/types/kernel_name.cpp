@@ -4,25 +4,21 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <kernelhub/util/ascii.hpp>
 
 namespace kernelhub::types {
 
-namespace {
-
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-}  // namespace
-
 bool KernelName::is_valid(std::string_view text) {
-  if (text.size() < 2 || !is_lower(text.front())) {
+  if (text.size() < 2 || !util::is_ascii_lower(text.front())) {
     return false;
   }
-  if (!is_lower(text.back()) && !is_digit(text.back())) {
+  if (!util::is_ascii_lower(text.back()) && !util::is_ascii_digit(text.back())) {
     return false;
   }
   return std::all_of(text.begin(), text.end(),
-                     [](char c) { return is_lower(c) || is_digit(c) || c == '-'; });
+                     [](char c) {
+                       return util::is_ascii_lower(c) || util::is_ascii_digit(c) || c == '-';
+                     });
 }
 
 util::Expected<KernelName> KernelName::parse(std::string_view text) {

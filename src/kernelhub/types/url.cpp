@@ -5,15 +5,13 @@
 #include <array>
 
 #include <kernelhub/types/url_host.hpp>
+#include <kernelhub/util/ascii.hpp>
 
 namespace kernelhub::types {
 
 namespace {
 
 using url_host::percent_encode;
-
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The percent-encode sets of the standard, on top of C0 controls and non-ASCII.
 bool in_fragment_set(char c) { return c == ' ' || c == '"' || c == '<' || c == '>' || c == '`'; }
@@ -105,13 +103,13 @@ class Parser {
   std::string_view rest() const { return std::string_view(m_input).substr(m_pos); }
 
   bool parse_scheme() {
-    if (m_input.empty() || !is_alpha(m_input[0])) {
+    if (m_input.empty() || !util::is_ascii_alpha(m_input[0])) {
       return false;
     }
     std::size_t end = 0;
-    while (end < m_input.size() && (is_alpha(m_input[end]) || is_digit(m_input[end]) ||
-                                    m_input[end] == '+' || m_input[end] == '-' ||
-                                    m_input[end] == '.')) {
+    while (end < m_input.size() &&
+           (util::is_ascii_alpha(m_input[end]) || util::is_ascii_digit(m_input[end]) ||
+            m_input[end] == '+' || m_input[end] == '-' || m_input[end] == '.')) {
       ++end;
     }
     if (end == m_input.size() || m_input[end] != ':') {
@@ -190,7 +188,7 @@ class Parser {
   }
 
   bool parse_port(std::string_view text) {
-    if (!std::all_of(text.begin(), text.end(), is_digit)) {
+    if (!std::all_of(text.begin(), text.end(), util::is_ascii_digit)) {
       return false;
     }
     if (text.empty()) {

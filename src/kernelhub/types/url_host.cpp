@@ -7,15 +7,14 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <kernelhub/util/ascii.hpp>
 
 namespace kernelhub::types::url_host {
 
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 int hex_value(char c) {
-  return is_digit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
+  return util::is_ascii_digit(c) ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : c - 'A' + 10;
 }
 char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
@@ -57,7 +56,8 @@ std::optional<std::uint64_t> parse_ipv4_number(std::string_view text) {
   }
   std::uint64_t value = 0;
   for (const char c : text) {
-    const bool valid = radix == 16 ? is_hex(c) : (is_digit(c) && (radix == 10 || c < '8'));
+    const bool valid = radix == 16 ? util::is_ascii_hex(c)
+                                   : (util::is_ascii_digit(c) && (radix == 10 || c < '8'));
     if (!valid) {
       return std::nullopt;
     }
@@ -76,7 +76,7 @@ bool ends_in_a_number(std::string_view domain) {
     parts.pop_back();
   }
   const auto last = parts.back();
-  if (!last.empty() && std::all_of(last.begin(), last.end(), is_digit)) {
+  if (!last.empty() && std::all_of(last.begin(), last.end(), util::is_ascii_digit)) {
     return true;
   }
   return parse_ipv4_number(last).has_value();
@@ -142,7 +142,7 @@ std::optional<std::array<std::uint16_t, 8>> parse_ipv6(std::string_view input) {
     }
     unsigned value = 0;
     std::size_t length = 0;
-    while (length < 4 && !eof() && is_hex(at(i))) {
+    while (length < 4 && !eof() && util::is_ascii_hex(at(i))) {
       value = value * 16 + static_cast<unsigned>(hex_value(at(i)));
       ++i;
       ++length;
@@ -161,11 +161,11 @@ std::optional<std::array<std::uint16_t, 8>> parse_ipv6(std::string_view input) {
           }
           ++i;
         }
-        if (eof() || !is_digit(at(i))) {
+        if (eof() || !util::is_ascii_digit(at(i))) {
           return std::nullopt;
         }
         std::optional<unsigned> v4;
-        while (!eof() && is_digit(at(i))) {
+        while (!eof() && util::is_ascii_digit(at(i))) {
           const unsigned digit = static_cast<unsigned>(at(i) - '0');
           if (v4 && *v4 == 0) {
             return std::nullopt;
@@ -249,8 +249,8 @@ std::string serialize_ipv6(const std::array<std::uint16_t, 8>& address) {
 std::string percent_decode(std::string_view input) {
   std::string out;
   for (std::size_t i = 0; i < input.size(); ++i) {
-    if (input[i] == '%' && i + 2 < input.size() + 0 && is_hex(input[i + 1]) &&
-        is_hex(input[i + 2])) {
+    if (input[i] == '%' && i + 2 < input.size() + 0 && util::is_ascii_hex(input[i + 1]) &&
+        util::is_ascii_hex(input[i + 2])) {
       out += static_cast<char>(hex_value(input[i + 1]) * 16 + hex_value(input[i + 2]));
       i += 2;
     } else {

@@ -137,6 +137,24 @@ TEST(HubCache, FileDownloadUsesHeadThenGetAndRecordsMissingFiles) {
   EXPECT_TRUE(fs::exists(cache.repo(kernel_ref()).no_exist_file(hub->commit, "kernel-status.toml")));
 }
 
+TEST(HubCache, AFileMissingAtACommitIsNotAskedForAgain) {
+  // A commit never changes, so what the Hub said is not in it (huggingface_hub's
+  // .no_exist/<commit>/<path> marker) needs no second request: each warm get_kernel used to
+  // send a HEAD for kernel-status.toml, which commits without a redirect do not have.
+  auto hub = sample_hub();
+  const auto client = fake_client(hub);
+  const HubCache cache("hub", client);
+  ASSERT_FALSE(cache.file_download(kernel_ref(), "main", "kernel-status.toml"));
+  const auto before = hub->requests().size();
+  const auto again = cache.file_download(kernel_ref(), hub->commit, "kernel-status.toml");
+  ASSERT_FALSE(again);
+  EXPECT_NE(again.error().message.find("not found"), std::string::npos) << again.error().message;
+  EXPECT_EQ(hub->requests().size(), before);
+  // By branch the answer may change, so it is asked for again.
+  ASSERT_FALSE(cache.file_download(kernel_ref(), "main", "kernel-status.toml"));
+  EXPECT_EQ(hub->requests().size(), before + 1);
+}
+
 TEST(HubCache, ResumesAPartialBlobWithARange) {
   auto hub = sample_hub();
   hub->files = {{"big.bin", std::string(1000, 'z')}};

@@ -27,8 +27,8 @@ struct FakeReply {
   bool transient = true;
   // With `fail`: the body bytes delivered to the sink before the connection "breaks".
   std::string partial_body;
-  // When set, a 2xx body goes to the sink in pieces of this size, as a socket delivers it, and
-  // the delivery stops at the first piece the sink refuses.
+  // When set, a 2xx body (or a broken reply's partial_body) goes to the sink in pieces of this
+  // size, as a socket delivers it, and the delivery stops at the first piece the sink refuses.
   std::size_t chunk_size = 0;
 };
 
@@ -70,7 +70,13 @@ public:
         if (request.on_start && !request.on_start(reply.status, response.headers)) {
           return tl::unexpected(TransportError{"aborted", false});
         }
-        request.sink(reply.partial_body);
+        const std::size_t step =
+            reply.chunk_size == 0 ? reply.partial_body.size() : reply.chunk_size;
+        for (std::size_t offset = 0; offset < reply.partial_body.size(); offset += step) {
+          if (!request.sink(std::string_view(reply.partial_body).substr(offset, step))) {
+            break;
+          }
+        }
       }
       return tl::unexpected(TransportError{"connection reset", reply.transient});
     }

@@ -27,6 +27,31 @@ TEST(ContentHash, FilesHashLikeTheirContent) {
   EXPECT_FALSE(sha256_of_file("missing.bin"));
 }
 
+TEST(ContentHash, StreamingHashInPiecesMatchesTheWholeContent) {
+  std::string content(3 << 20, 'y');
+  content += "tail";
+  StreamingHash sha1(StreamingHash::Kind::git_blob_sha1, content.size());
+  StreamingHash sha256(StreamingHash::Kind::sha256, content.size());
+  for (std::size_t at = 0; at < content.size(); at += 100'003) {
+    const auto piece = std::string_view(content).substr(at, 100'003);
+    sha1.update(piece);
+    sha256.update(piece);
+  }
+  EXPECT_EQ(sha1.hex(), git_blob_sha1(content));
+  EXPECT_EQ(sha256.hex(), sha256_hex(content));
+  StreamingHash empty(StreamingHash::Kind::git_blob_sha1, 0);
+  EXPECT_EQ(empty.hex(), git_blob_sha1(""));
+}
+
+TEST(ContentHash, EtagsNameTheirHashByLength) {
+  EXPECT_EQ(StreamingHash::kind_of_etag(std::string(40, 'a')), StreamingHash::Kind::git_blob_sha1);
+  EXPECT_EQ(StreamingHash::kind_of_etag(std::string(64, '0')), StreamingHash::Kind::sha256);
+  // A CDN's md5, upper case hex, or a sha with a quote left on: nothing to check against.
+  EXPECT_FALSE(StreamingHash::kind_of_etag(std::string(32, 'a')));
+  EXPECT_FALSE(StreamingHash::kind_of_etag(std::string(64, 'A')));
+  EXPECT_FALSE(StreamingHash::kind_of_etag("\"" + std::string(40, 'a') + "\""));
+}
+
 TEST(ContentHash, Base64) {
   EXPECT_EQ(base64_encode(""), "");
   EXPECT_EQ(base64_encode("f"), "Zg==");

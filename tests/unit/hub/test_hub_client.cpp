@@ -20,6 +20,7 @@
 namespace kernelhub::hub {
 namespace {
 
+using testing::FakeReply;
 using testing::FakeTransport;
 
 const std::string k_sha = std::string(40, 'c');
@@ -243,6 +244,22 @@ TEST(HubClient, DownloadResumesWithRangeAfterABrokenStream) {
   EXPECT_EQ(FakeTransport::header(f.transport->requests()[1], "Range"), "bytes=8-");
 }
 
+// The hash is taken while the bytes arrive; on a resume the bytes already on disk are read
+// back into it, so a leftover that does not match the file still fails the check.
+TEST(HubClient, DownloadResumedOverCorruptLeftoverBytesFailsTheCheck) {
+  Fixture f;
+  const std::string content = "0123456789abcdef";
+  std::ofstream("a.part", std::ios::binary) << "0X23";
+  f.transport->push(206, {{"Content-Range", "bytes 4-15/16"}}, "456789abcdef");
+  DownloadTask task{kernel_repo(), k_sha, "a.txt", "a.part",
+                    metadata_for(content, "http://hub:8080/kernels/org/relu/resolve/x/a.txt")};
+  auto result = f.client().download(task);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::checksum);
+  EXPECT_NE(result.error().message.find(git_blob_sha1("0X23456789abcdef")), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists("a.part"));
+}
+
 TEST(HubClient, DownloadRestartsWhenTheServerIgnoresRange) {
   Fixture f;
   const std::string content = "0123456789";
@@ -427,6 +444,36 @@ TEST(HubClient, LfsDownloadFollowsTheCdnRedirectResumesAndChecksTheSha256) {
   }
   EXPECT_EQ(FakeTransport::header(requests[1], "Range"), "bytes=4-");
   EXPECT_EQ(FakeTransport::header(requests[2], "Range"), "bytes=8-");
+}
+
+// Bytes arrive in libcurl's 16 KiB pieces and are gathered before they are written: a stream
+// that breaks after 1.5 MiB leaves every byte it delivered on disk (none left in the gather
+// buffer), the resume appends the rest, and the sha256 taken on the way covers both parts.
+TEST(HubClient, LfsDownloadInSmallPiecesKeepsEveryByteOfABrokenStream) {
+  Fixture f;
+  std::string content;
+  for (std::size_t i = 0; content.size() < (5u << 19) + 7; ++i) {
+    content += fmt::format("{:08x}", i * 2654435761u);
+  }
+  const std::size_t cut = (3u << 19) + 5;
+  f.transport->push(302, {{"Location", "http://cdn:9000/blob/w"}});
+  FakeReply broken = FakeTransport::broken(200, {}, content.substr(0, cut));
+  broken.chunk_size = 16 * 1024;
+  f.transport->push(broken);
+  FakeReply rest;
+  rest.status = 206;
+  rest.headers = {{"Content-Range", fmt::format("bytes {}-{}/{}", cut, content.size() - 1,
+                                                content.size())}};
+  rest.body = content.substr(cut);
+  rest.chunk_size = 16 * 1024;
+  f.transport->push(rest);
+  DownloadTask task{kernel_repo(), k_sha, "w.bin", "w.part",
+                    lfs_metadata(content, "http://hub:8080/kernels/org/relu/resolve/x/w.bin")};
+  auto result = f.client().download(task);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(read("w.part"), content);
+  ASSERT_EQ(f.transport->requests().size(), 3u);
+  EXPECT_EQ(FakeTransport::header(f.transport->requests()[2], "Range"), fmt::format("bytes={}-", cut));
 }
 
 TEST(HubClient, LfsDownloadRefusesBytesThatDoNotHashToTheSha256) {

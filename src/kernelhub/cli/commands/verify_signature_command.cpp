@@ -58,7 +58,7 @@ struct VerifySignatureOptions {
   std::vector<std::string> trusted_keys;
 };
 
-struct Target {
+struct SignedTarget {
   ordered_json header = ordered_json::object();
   std::vector<fs::path> dirs;
   bool from_hub = false;
@@ -83,8 +83,8 @@ std::vector<fs::path> variant_children(const fs::path& dir) {
   return found;
 }
 
-Target find_targets(const VerifySignatureOptions& options) {
-  Target target;
+SignedTarget find_targets(const VerifySignatureOptions& options) {
+  SignedTarget target;
   std::error_code ec;
   if (fs::is_directory(options.kernel, ec)) {
     if (options.revision.given()) {
