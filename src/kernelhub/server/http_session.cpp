@@ -59,6 +59,23 @@ void Session::read_head() {
 }
 
 void Session::read_rest_of_head() {
+  if (m_buffer.size() > 0) {
+    // Usually the whole head came with the first read: parsed here, it needs no deadline
+    // (arming one is a system call on a loop serving one connection) and no queued handler.
+    // The parser stops after the head, as async_read_header's does, leaving a body's bytes
+    // in the buffer.
+    m_head->eager(false);
+    beast::error_code ec;
+    const std::size_t used = m_head->put(m_buffer.data(), ec);
+    m_buffer.consume(used);
+    if (ec == http::error::need_more) {
+      ec = {};  // the rest is read below, under the head's deadline
+    }
+    if (ec || m_head->is_header_done()) {
+      on_head(ec);
+      return;
+    }
+  }
   m_stream.expires_after(m_state.limits.head_timeout);
   http::async_read_header(m_stream, m_buffer, *m_head,
                           [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -229,6 +246,12 @@ void Session::on_written(beast::error_code ec, bool keep_alive, BodyState body) 
   }
   if (keep_alive) {
     m_first_request = false;
+    if (m_buffer.size() > 0) {
+      // Pipelined requests already here are parsed and answered without waiting, each from
+      // the loop's queue: calling read_head from here would nest a frame per request.
+      asio::post(m_stream.get_executor(), [self = shared_from_this()] { self->read_head(); });
+      return;
+    }
     read_head();
     return;
   }

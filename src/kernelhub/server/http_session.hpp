@@ -52,7 +52,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   ~Session() { m_state.connections.remove(m_peer); }
 
-  void start() { read_head(); }
+  void start() {
+    // Sends are tried at once and finished by the event loop if the socket is full
+    // (http_session_answer.cpp): a send on a blocking socket would hold the thread instead.
+    boost::beast::error_code ignored;
+    m_stream.socket().non_blocking(true, ignored);
+    read_head();
+  }
 
  private:
   enum class BodyState { read, unread };
@@ -108,6 +114,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // The answer being written and what its bytes belong to, alive until the write ends.
   std::shared_ptr<void> m_answer;
   std::shared_ptr<const void> m_stream_owner;
+  // An answer's head and string body while they are sent; kept between answers so their
+  // memory is reused.
+  std::string m_head_text;
+  std::string m_body_text;
 };
 
 }  // namespace kernelhub::server::detail

@@ -5,10 +5,17 @@
 // block), each under a deadline that grows with its size.
 #include <kernelhub/server/http_session.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cerrno>
+#include <iterator>
+#include <string_view>
 #include <vector>
 
 #include <sys/sendfile.h>
+
+#include <fmt/format.h>
 
 namespace kernelhub::server::detail {
 
@@ -23,6 +30,58 @@ constexpr std::size_t k_write_block = std::size_t{256} << 10;
 // A file's bytes go out at most this many per turn of the event loop, so one fast reader
 // does not keep the loop from the other connections on it.
 constexpr std::uint64_t k_sendfile_turn = std::uint64_t{4} << 20;
+
+// The fields that frame an answer, which only the transport writes (names are
+// case-insensitive).
+bool is_framing_field(std::string_view name) {
+  const auto same = [name](std::string_view framing) {
+    return name.size() == framing.size() &&
+           std::equal(name.begin(), name.end(), framing.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  return same("Content-Type") || same("Content-Length") || same("Connection") ||
+         same("Transfer-Encoding");
+}
+
+// What Beast's serializer wrote for fill_head plus a Content-Length (as prepare_payload set
+// it), made in one string the connection keeps: the status line, the handler's fields in
+// their order, Content-Type, the Connection field keep-alive needs for the request's version
+// (RFC 9112 §9.3: HTTP/1.1 keeps a connection unless told to close, HTTP/1.0 closes it
+// unless told to keep it) and the length when there is one. The framing fields are the
+// transport's: a handler's own (none sets them) would not be sent.
+void write_head(std::string& out, const HttpResponse& response, unsigned version,
+                bool keep_alive, std::optional<std::uint64_t> length) {
+  out.clear();
+  const bool old = version == 10;
+  out += old ? "HTTP/1.0 " : "HTTP/1.1 ";
+  fmt::format_to(std::back_inserter(out), "{:03d} ", response.status);
+  const auto reason = http::obsolete_reason(static_cast<http::status>(response.status));
+  out.append(reason.data(), reason.size());
+  out += "\r\n";
+  for (const auto& [name, value] : response.headers) {
+    if (is_framing_field(name)) {
+      continue;
+    }
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+  }
+  out += "Content-Type: ";
+  out += response.content_type;
+  out += "\r\n";
+  if (old && keep_alive) {
+    out += "Connection: keep-alive\r\n";
+  } else if (!old && !keep_alive) {
+    out += "Connection: close\r\n";
+  }
+  if (length) {
+    fmt::format_to(std::back_inserter(out), "Content-Length: {}\r\n", *length);
+  }
+  out += "\r\n";
+}
 
 }  // namespace
 
@@ -63,50 +122,65 @@ void Session::fill_head(http::response<Body>& out, const HttpResponse& response,
 void Session::answer(HttpResponse response, BodyState body) {
   // An unread body leaves the connection's framing unknown: answer, then close.
   const bool keep_alive = m_keep_alive && body == BodyState::read;
-  const std::uint64_t size = response.has_stream ? response.stream_size : response.body.size();
-  m_stream.expires_after(transfer_time(size));
-  const auto written = [self = shared_from_this(), keep_alive, body](beast::error_code ec,
-                                                                     std::size_t) {
-    self->on_written(ec, keep_alive, body);
-  };
   m_stream_owner = response.stream_owner;
-  // A 304 has no body and no Content-Length: one of 0 would tell a cache that the file it
-  // holds is empty (RFC 9110 §8.6).
-  const bool not_modified = response.status == 304;
-  if (m_is_head || not_modified ||
-      (response.has_stream && response.stream_data == nullptr && !response.stream_reader)) {
-    auto out = std::make_shared<http::response<http::empty_body>>();
-    fill_head(*out, response, keep_alive);
-    if (!not_modified) {
-      out->content_length(size);
-    }
-    m_answer = out;
-    http::async_write(m_stream, *out, written);
-    return;
-  }
-  if (response.has_stream && response.stream_fd >= 0 && response.stream_size > 0) {
+  // A HEAD and a 304 are heads alone, made below with the other small answers.
+  const bool head_only = m_is_head || response.status == 304;
+  if (!head_only && response.has_stream && response.stream_fd >= 0 && response.stream_size > 0) {
+    m_stream.expires_after(transfer_time(response.stream_size));
     answer_from_file(std::move(response), keep_alive, body);
     return;
   }
-  if (response.has_stream && response.stream_reader) {
+  if (!head_only && response.has_stream && response.stream_reader) {
+    m_stream.expires_after(transfer_time(response.stream_size));
     answer_incrementally(std::move(response), keep_alive, body);
     return;
   }
-  if (response.has_stream) {
-    auto out = std::make_shared<http::response<http::span_body<const char>>>();
-    fill_head(*out, response, keep_alive);
-    out->body() = {response.stream_data, static_cast<std::size_t>(response.stream_size)};
-    out->prepare_payload();
-    m_answer = out;
-    http::async_write(m_stream, *out, written);
+  // The head alone (HEAD, a 304, a length without the bytes), a string, or a span of bytes
+  // another object owns (a pooled blob).
+  const std::uint64_t size = response.has_stream ? response.stream_size : response.body.size();
+  // A 304 has no body and no Content-Length: one of 0 would tell a cache that the file it
+  // holds is empty (RFC 9110 §8.6).
+  const bool not_modified = response.status == 304;
+  asio::const_buffer payload;
+  if (!m_is_head && !not_modified) {
+    if (!response.has_stream) {
+      m_body_text = std::move(response.body);
+      payload = asio::buffer(m_body_text);
+    } else if (response.stream_data != nullptr) {
+      payload = asio::buffer(response.stream_data, static_cast<std::size_t>(size));
+    }
+  }
+  write_head(m_head_text, response, m_version, keep_alive,
+             not_modified ? std::nullopt : std::optional<std::uint64_t>(size));
+  const std::array<asio::const_buffer, 2> buffers{asio::buffer(m_head_text), payload};
+  // Most answers fit the socket's send buffer: sent now, with no deadline to arm (a timer
+  // change is a system call on a loop serving one connection) and no handler to queue.
+  beast::error_code ec;
+  std::size_t sent = 0;
+  if (m_stream.socket().non_blocking()) {  // never a send that waits (see start())
+    sent = m_stream.socket().send(buffers, 0, ec);
+  }
+  if (ec == asio::error::would_block || ec == asio::error::try_again) {
+    ec = {};
+  }
+  const std::size_t total = asio::buffer_size(buffers);
+  if (ec || sent == total) {
+    m_body_text.clear();
+    on_written(ec, keep_alive, body);
     return;
   }
-  auto out = std::make_shared<http::response<http::string_body>>();
-  fill_head(*out, response, keep_alive);
-  out->body() = std::move(response.body);
-  out->prepare_payload();
-  m_answer = out;
-  http::async_write(m_stream, *out, written);
+  // The rest under a deadline that grows with its size, as the client reads it.
+  m_stream.expires_after(transfer_time(total - sent));
+  const std::size_t head_left = sent < m_head_text.size() ? m_head_text.size() - sent : 0;
+  const std::array<asio::const_buffer, 2> rest{
+      asio::buffer(m_head_text) + (m_head_text.size() - head_left),
+      payload + (sent - (m_head_text.size() - head_left))};
+  asio::async_write(m_stream, rest,
+                    [self = shared_from_this(), keep_alive, body](beast::error_code write_ec,
+                                                                  std::size_t) {
+                      self->m_body_text.clear();
+                      self->on_written(write_ec, keep_alive, body);
+                    });
 }
 
 void Session::answer_incrementally(HttpResponse response, bool keep_alive, BodyState body) {

@@ -220,13 +220,17 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   KH_HUB_TRY(check_revision(revision));
   KH_HUB_TRY(check_repo_path(path));
   const std::string sha = KH_HUB_TRY(resolve_revision(repo.git.get(), revision));
-  auto file = read_file(repo.git, sha, path, Content::header);
+  // A client that holds the file gets a 304 (made by the router): its bytes are not read.
+  const auto if_none_match = ctx.request.header("if-none-match");
+  // Without a condition a GET reads a small file's bytes in the same walk to it as its id;
+  // a large one comes as its header and is streamed below.
+  const bool bytes_now = ctx.request.method != "HEAD" && !if_none_match;
+  auto file = read_file(repo.git, sha, path, bytes_now ? Content::bytes : Content::header,
+                        k_stream_blob_bytes);
   if (file && file->lfs) {
     return lfs_redirect(ctx, id, sha, *file->lfs, audience_of(repo), lifetime_of(revision, sha));
   }
   const std::string etag = file ? fmt::format("\"{}\"", file->oid) : std::string();
-  // A client that holds the file gets a 304 (made by the router): its bytes are not read.
-  const auto if_none_match = ctx.request.header("if-none-match");
   const bool is_head =
       ctx.request.method == "HEAD" || (file && if_none_match && none_match(*if_none_match, etag));
   // A large blob is inflated while it is sent (loose or whole in a pack); a delta is read whole (libgit2
@@ -235,7 +239,7 @@ HubExpected<HttpResponse> resolve_file(Context& ctx, const RepoId& id,
   if (file && !is_head && file->size > k_stream_blob_bytes) {
     reader = KH_HUB_TRY(open_streamed_blob(repo.git.get(), file->oid));
   }
-  if (file && !is_head && !reader) {
+  if (file && !is_head && !reader && file->data == nullptr) {
     file = read_file(repo.git, sha, path, Content::bytes);
   }
   if (!file) {

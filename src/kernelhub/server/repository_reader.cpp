@@ -2,11 +2,14 @@
 #include <kernelhub/server/repository_reader.hpp>
 
 #include <algorithm>
+#include <cstring>
+#include <unordered_map>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include <kernelhub/server/git_handles.hpp>
+#include <kernelhub/server/repository_ref_cache.hpp>
 
 namespace kernelhub::server {
 
@@ -21,18 +24,16 @@ bool is_hex(std::string_view text) {
 }
 
 // The commit a ref points at (through annotated tags), or nullopt when there is no such ref.
-std::optional<std::string> peel_ref(git_repository* repo, const std::string& name) {
-  git_reference* raw = nullptr;
-  if (git_reference_lookup(&raw, repo, name.c_str()) != 0) {
-    return std::nullopt;
-  }
-  const git::Reference ref(raw);
-  git_object* raw_object = nullptr;
-  if (git_reference_peel(&raw_object, ref.get(), GIT_OBJECT_COMMIT) != 0) {
-    return std::nullopt;
-  }
-  const git::Object object(raw_object);
-  return git::to_hex(*git_object_id(object.get()));
+std::optional<std::string> peel_ref_now(git_repository* repo, const std::string& name) {
+  auto peeled = peel_ref(repo, name);
+  return peeled ? std::optional<std::string>(std::move(peeled->commit)) : std::nullopt;
+}
+
+// As peel_ref_now, from this thread's cache of refs whose files did not change
+// (repository_ref_cache.hpp): a branch's resolve reads no ref file while the branch stays.
+std::optional<std::string> peel_ref_cached(git_repository* repo, const std::string& name) {
+  thread_local RefCache cache;
+  return cache.peel(repo, name);
 }
 
 std::optional<std::string> lookup_commit_prefix(git_repository* repo, std::string_view hex) {
@@ -85,6 +86,47 @@ std::optional<LfsPointer> lfs_pointer_of(git_odb* odb, const git_oid* oid, std::
   return pointer;
 }
 
+// What read_file's header gives of a blob: its size, and the pointer it holds when it is one.
+// A blob's id names its bytes, so this never changes for an id, in any repository: each
+// thread keeps the ones it read, as libgit2's loose backend opens and inflates the object
+// for each header read (a resolve read every file's header first).
+struct BlobHeader {
+  std::uint64_t size = 0;
+  std::optional<LfsPointer> lfs;
+};
+
+struct OidHash {
+  std::size_t operator()(const git_oid& oid) const {
+    std::size_t hash = 0;
+    std::memcpy(&hash, oid.id, sizeof(hash));  // already uniformly distributed
+    return hash;
+  }
+};
+
+struct OidEqual {
+  bool operator()(const git_oid& a, const git_oid& b) const { return git_oid_equal(&a, &b) != 0; }
+};
+
+constexpr std::size_t k_max_blob_headers = 1024;  // about 150 KiB a thread at most
+
+BlobHeader blob_header(git_odb* odb, const git_oid* oid) {
+  thread_local std::unordered_map<git_oid, BlobHeader, OidHash, OidEqual> headers;
+  if (const auto it = headers.find(*oid); it != headers.end()) {
+    return it->second;
+  }
+  std::size_t size = 0;
+  git_object_t type = GIT_OBJECT_ANY;
+  if (git_odb_read_header(&size, &type, odb, oid) != 0) {
+    return {};  // not kept: a mirror may fetch the object later
+  }
+  BlobHeader header{size, lfs_pointer_of(odb, oid, size)};
+  if (headers.size() >= k_max_blob_headers) {
+    headers.clear();
+  }
+  headers.emplace(*oid, header);
+  return header;
+}
+
 bool is_file_entry(const git_tree_entry* entry) {
   return git_tree_entry_type(entry) == GIT_OBJECT_BLOB;
 }
@@ -132,7 +174,7 @@ HubExpected<std::string> resolve_revision(git_repository* repo, std::string_view
     if (!git::is_valid_ref_name(rev)) {
       return bad_request(fmt::format("invalid revision \"{}\"", rev));
     }
-    if (auto sha = peel_ref(repo, rev)) {
+    if (auto sha = peel_ref_cached(repo, rev)) {
       return *sha;
     }
     return revision_not_found(rev);
@@ -141,10 +183,10 @@ HubExpected<std::string> resolve_revision(git_repository* repo, std::string_view
   if (!git::is_valid_ref_name(branch)) {
     return bad_request(fmt::format("invalid revision \"{}\"", rev));
   }
-  if (auto sha = peel_ref(repo, branch)) {
+  if (auto sha = peel_ref_cached(repo, branch)) {
     return *sha;
   }
-  if (auto sha = peel_ref(repo, "refs/tags/" + rev)) {
+  if (auto sha = peel_ref_cached(repo, "refs/tags/" + rev)) {
     return *sha;
   }
   if (rev.size() >= k_min_prefix_digits && is_hex(rev)) {
@@ -163,7 +205,7 @@ HubExpected<std::string> resolve_branch(git_repository* repo, std::string_view r
   if (!git::is_valid_ref_name(ref)) {
     return bad_request(fmt::format("invalid branch name \"{}\"", revision));
   }
-  if (!ref.starts_with("refs/heads/") || !peel_ref(repo, ref)) {
+  if (!ref.starts_with("refs/heads/") || !peel_ref_now(repo, ref)) {
     return revision_not_found(std::string(revision));
   }
   return ref;
@@ -180,7 +222,7 @@ HubExpected<RepoRefs> list_refs(git_repository* repo) {
   while (git_reference_next(&raw_ref, iterator.get()) == 0) {
     const git::Reference ref(raw_ref);
     const std::string name = git_reference_name(ref.get());
-    const auto target = peel_ref(repo, name);
+    const auto target = peel_ref_now(repo, name);
     if (!target) {
       continue;
     }
@@ -259,7 +301,7 @@ HubExpected<std::vector<TreeItem>> list_tree(git_repository* repo, const std::st
 
 HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, std::string_view path,
-                                   Content content) {
+                                   Content content, std::uint64_t whole_up_to) {
   git::Tree root = KH_HUB_TRY(commit_tree(repo.get(), commit));
   const std::string path_text(path);
   git_tree_entry* raw_entry = nullptr;
@@ -273,15 +315,19 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   const git_oid* oid = git_tree_entry_id(entry.get());
   FileContent file;
   file.oid = git::to_hex(*oid);
-  if (content == Content::header) {
+  const bool limited = whole_up_to != UINT64_MAX;
+  if (content == Content::header || limited) {
     git_odb* raw_odb = nullptr;
     if (git_repository_odb(&raw_odb, repo.get()) != 0) {
       return git_failure("open the object database");
     }
     const git::Odb odb(raw_odb);
-    file.size = blob_size(odb.get(), oid);
-    file.lfs = lfs_pointer_of(odb.get(), oid, file.size);
-    return file;
+    BlobHeader header = blob_header(odb.get(), oid);
+    file.size = header.size;
+    file.lfs = std::move(header.lfs);
+    if (content == Content::header || file.size > whole_up_to) {
+      return file;
+    }
   }
   git_blob* raw_blob = nullptr;
   if (git_blob_lookup(&raw_blob, repo.get(), oid) != 0) {
@@ -295,7 +341,7 @@ HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
   auto holder = std::make_shared<Holder>(Holder{repo, git::Blob(raw_blob)});
   file.size = static_cast<std::uint64_t>(git_blob_rawsize(holder->blob.get()));
   file.data = static_cast<const char*>(git_blob_rawcontent(holder->blob.get()));
-  if (file.size <= k_max_lfs_pointer_bytes) {
+  if (!limited && file.size <= k_max_lfs_pointer_bytes) {
     file.lfs = parse_lfs_pointer(std::string_view(file.data, file.size));
   }
   file.owner = std::move(holder);

@@ -79,11 +79,14 @@ HubExpected<std::vector<TreeItem>> list_tree(git_repository* repo, const std::st
                                              Sizes sizes);
 
 // The file at `path` in `commit`: EntryNotFound when missing or a folder. With
-// `Content::header`, only the oid and size are read (for HEAD, whatever the blob's size).
+// `Content::header`, only the oid and size are read (for HEAD, whatever the blob's size);
+// with `Content::bytes`, a blob larger than `whole_up_to` comes with its header only too
+// (`data` null), for the caller to stream.
 enum class Content { header, bytes };
 HubExpected<FileContent> read_file(const std::shared_ptr<git_repository>& repo,
                                    const std::string& commit, std::string_view path,
-                                   Content content);
+                                   Content content,
+                                   std::uint64_t whole_up_to = UINT64_MAX);
 
 // The repository's folder (`<name>.git/`): where its LFS store lives beside git's objects.
 std::string repository_folder(git_repository* repo);

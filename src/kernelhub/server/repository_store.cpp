@@ -102,6 +102,15 @@ HubExpected<void> write_first_commit(git_repository* repo) {
   return {};
 }
 
+// A pool's key: the repository's type, namespace and name (short enough to need no
+// allocation for most), not its folder's path, which each request would build again.
+std::string pool_key(const RepoId& id) {
+  const std::string_view type = api_part(id.type);
+  std::string key;
+  key.reserve(type.size() + id.ns.size() + id.name.size() + 2);
+  key.append(type).append("/").append(id.ns).append("/").append(id.name);
+  return key;
+}
 
 }  // namespace
 
@@ -135,13 +144,14 @@ fs::path RepositoryStore::directory(const RepoId& id) const {
   return m_root / std::string(api_part(id.type)) / id.ns / (id.name + ".git");
 }
 
-std::shared_ptr<RepositoryStore::Pool> RepositoryStore::pool_for(const fs::path& dir) {
-  const std::string key = dir.string();
+std::shared_ptr<RepositoryStore::Pool> RepositoryStore::pool_for(const RepoId& id) {
+  const std::string key = pool_key(id);
   std::lock_guard lock(m_mutex);
   auto it = m_pools.find(key);
   if (it != m_pools.end()) {
     return it->second;
   }
+  const fs::path dir = directory(id);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     return nullptr;
@@ -159,8 +169,7 @@ std::shared_ptr<RepositoryStore::Pool> RepositoryStore::pool_for(const fs::path&
 }
 
 HubExpected<OpenRepository> RepositoryStore::open(const RepoId& id) {
-  const fs::path dir = directory(id);
-  std::shared_ptr<Pool> pool = pool_for(dir);
+  std::shared_ptr<Pool> pool = pool_for(id);
   if (!pool) {
     return repo_not_found(id.id());
   }
@@ -172,7 +181,7 @@ HubExpected<OpenRepository> RepositoryStore::open(const RepoId& id) {
       pool->idle.pop_back();
     }
   }
-  if (repo == nullptr && git_repository_open_bare(&repo, dir.c_str()) != 0) {
+  if (repo == nullptr && git_repository_open_bare(&repo, pool->directory.c_str()) != 0) {
     return git_failure(fmt::format("open repository \"{}\"", id.id()));
   }
   // The deleter hands the handle back to its pool, or frees it when the pool is full.
@@ -237,7 +246,7 @@ HubExpected<bool> RepositoryStore::create(const RepoId& id, bool is_private) {
 
 void RepositoryStore::forget(const RepoId& id) {
   std::lock_guard lock(m_mutex);
-  m_pools.erase(directory(id).string());
+  m_pools.erase(pool_key(id));
 }
 
 std::mutex& RepositoryStore::write_mutex(const RepoId& id) {

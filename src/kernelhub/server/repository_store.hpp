@@ -67,11 +67,11 @@ class RepositoryStore {
 
  private:
   struct Pool;
-  std::shared_ptr<Pool> pool_for(const std::filesystem::path& dir);
+  std::shared_ptr<Pool> pool_for(const RepoId& id);
 
   std::filesystem::path m_root;
   std::mutex m_mutex;
-  std::map<std::string, std::shared_ptr<Pool>> m_pools;
+  std::map<std::string, std::shared_ptr<Pool>> m_pools;  // by pool_key
   std::map<std::string, std::unique_ptr<std::mutex>> m_write_mutexes;
 };
 

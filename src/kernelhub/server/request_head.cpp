@@ -2,6 +2,7 @@
 #include <kernelhub/server/request_head.hpp>
 
 #include <cctype>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -51,6 +52,7 @@ RequestHead describe_head(const HeadParser& parser, const std::string& fallback_
   }
   out.request.method = std::string(head.method_string());
   out.request.target = std::string(head.target());
+  out.request.headers.reserve(static_cast<std::size_t>(std::distance(head.begin(), head.end())));
   for (const auto& field : head) {
     out.request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
   }

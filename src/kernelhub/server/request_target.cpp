@@ -45,6 +45,10 @@ bool RequestTarget::flag(std::string_view name) const {
 }
 
 std::optional<std::string> percent_decode(std::string_view text, PlusMeans plus) {
+  if (text.find('%') == std::string_view::npos &&
+      (plus == PlusMeans::plus || text.find('+') == std::string_view::npos)) {
+    return std::string(text);  // most segments: nothing to decode
+  }
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
