@@ -40,6 +40,27 @@ def test_the_tvm_ffi_version_is_the_installed_distributions():
         pytest.skip("apache-tvm-ffi is not installed")
     probed = json.loads(run_python("from kernelhub import _system; print(_system.probe_json())"))
     assert probed.get("tvm_ffi") == json.loads(expected)
+    # and what the reference reads, importing the package
+    imported = run_python("import json, tvm_ffi; print(json.dumps(tvm_ffi.__version__))")
+    assert probed.get("tvm_ffi") == json.loads(imported)
+
+
+def test_the_version_comes_from_the_packages_generated_version_file(tmp_path):
+    # A tvm_ffi with a setuptools-scm `_version.py` (annotations first, as vcs-versioning
+    # writes it) and no dist-info: the probe says what `tvm_ffi.__version__` says.
+    package = tmp_path / "tvm_ffi"
+    package.mkdir()
+    (package / "__init__.py").write_text("from ._version import __version__\n")
+    (package / "_version.py").write_text(
+        "from __future__ import annotations\n__version__: str\nversion: str\n"
+        "__version__ = version = '9.8.1.post3'\n")
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+            "from kernelhub import _system_probe; import json; "
+            "probed = _system_probe.probe().get('tvm_ffi'); "
+            "assert 'tvm_ffi' not in sys.modules; import tvm_ffi; "
+            "print(json.dumps([probed, tvm_ffi.__version__]))")
+    probed, imported = json.loads(run_python(code))
+    assert probed == imported == "9.8.1.post3"
 
 
 def test_no_tvm_ffi_is_no_version(tmp_path):
