@@ -6,9 +6,11 @@ interpreter with the server's URL, a throw-away HF_HOME and no proxy (hub-api.md
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.error
 import urllib.request
 
@@ -177,3 +179,20 @@ def post_login(server, token, with_form=True, headers=None):
     sent.update(headers or {})
     return http(server, "POST", "/login", urllib.parse.urlencode(fields), headers=sent,
                 follow=False)
+
+
+def bytes_read_after_a_stall(sock, request: bytes, stall_s: float = 3) -> int:
+    """Sends `request` on `sock` (whose receive buffer the caller keeps small), reads nothing
+    for `stall_s` seconds, then reads until the server closes: how many bytes of the answer
+    came at all. A server that cuts a stalled reader at its deadline sends fewer than the
+    whole answer."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
+    sock.sendall(request)
+    time.sleep(stall_s)
+    received = 0
+    try:
+        while chunk := sock.recv(1 << 20):
+            received += len(chunk)
+    except ConnectionResetError:
+        pass
+    return received

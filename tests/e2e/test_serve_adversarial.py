@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from serve_helpers import commit, http, run_client
+from serve_helpers import bytes_read_after_a_stall, commit, http, run_client
 
 
 def create(server, name="k", private=False):
@@ -554,15 +554,9 @@ def test_a_reader_that_stalls_is_cut_at_the_transfer_deadline(kernelhub_bin, tmp
         size = 16 << 20  # far more than loopback's socket buffers hold
         assert commit(server, "kernels/org/k", "main", {"big.bin": b"\0" * size})[0] == 200
         with connect(url, timeout=20) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
-            sock.sendall(b"GET /kernels/org/k/resolve/main/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-            time.sleep(3)  # read nothing: the answer's deadline (1 s + 16 MiB at 64 MiB/s) passes
-            received = 0
-            try:
-                while chunk := sock.recv(1 << 20):
-                    received += len(chunk)
-            except ConnectionResetError:
-                pass
+            # The answer's deadline (1 s + 16 MiB at 64 MiB/s) passes while nothing is read.
+            received = bytes_read_after_a_stall(
+                sock, b"GET /kernels/org/k/resolve/main/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
         assert received < size, "the whole answer waited for a reader that stalled"
     finally:
         stop(process)
@@ -599,16 +593,9 @@ def test_a_reader_that_stalls_on_an_lfs_object_is_cut_at_the_transfer_deadline(k
         location = urllib.parse.urlsplit(headers["Location"])
         assert location.path.startswith("/.kernelhub/lfs/"), headers["Location"]
         with connect(url, timeout=20) as sock:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 10)
-            sock.sendall(f"GET {location.path}?{location.query} HTTP/1.1\r\nHost: x\r\n\r\n"
-                         .encode())
-            time.sleep(3)  # read nothing: the answer's deadline passes
-            received = 0
-            try:
-                while chunk := sock.recv(1 << 20):
-                    received += len(chunk)
-            except ConnectionResetError:
-                pass
+            received = bytes_read_after_a_stall(
+                sock, f"GET {location.path}?{location.query} HTTP/1.1\r\nHost: x\r\n\r\n"
+                .encode())
         assert 0 < received < size, f"{received} bytes: the answer waited for a stalled reader"
     finally:
         stop(process)
