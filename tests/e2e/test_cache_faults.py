@@ -181,3 +181,50 @@ def test_offline_with_an_empty_cache_fails_clearly_without_network(kernelhub_bin
     assert versions.stdout == "Repository does not support kernel versions: kh-cache/absent\n"
     assert not readable, "a connection reached the endpoint in offline mode"
     assert not cache.exists() or not any(cache.rglob("blobs/*"))
+
+
+def lfs_object_path(url: str, commit: str) -> str:
+    """The path of the big blob's LFS download, from the resolve's redirect."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=20) as sock:
+        sock.sendall(f"HEAD /kernels/{REPO}/resolve/{commit}/{BIG} HTTP/1.1\r\nHost: x\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        head = b""
+        while chunk := sock.recv(65536):
+            head += chunk
+    (location,) = [line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"location:")]
+    return "/" + location.split("/", 3)[3] if location.startswith("http") else location
+
+
+@pytest.mark.parametrize("hang_up", ["reset", "close", "shutdown"])
+def test_a_reader_that_hangs_up_mid_object_leaves_the_server_serving(published, hang_up):
+    """The server sends LFS objects with sendfile(2), which raises SIGPIPE on a socket whose
+    peer has gone unless the process ignores it: a killed download once ended the server."""
+    url, commit, folder = published
+    host, port = url.removeprefix("http://").split(":")
+    path = lfs_object_path(url, commit)
+    for _ in range(5):
+        sock = socket.create_connection((host, int(port)), timeout=20)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 10)
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        assert sock.recv(4096)
+        if hang_up == "reset":
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            sock.close()
+        elif hang_up == "close":
+            sock.close()
+        else:
+            sock.shutdown(socket.SHUT_RDWR)
+            time.sleep(0.5)
+            sock.close()
+        time.sleep(0.3)
+    assert published_answers(url, commit)
+
+
+def published_answers(url: str, commit: str) -> bool:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=20) as sock:
+        sock.sendall(f"GET /api/kernels/{REPO}/revision/{commit} HTTP/1.1\r\nHost: x\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        return sock.recv(64).startswith(b"HTTP/1.1 200")

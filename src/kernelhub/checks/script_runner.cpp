@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/checks/script_runner.hpp>
+#include <kernelhub/util/sigpipe_guard.hpp>
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <ctime>
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -74,30 +73,17 @@ int wait_exit_code(pid_t pid) {
 }
 
 // Writes `data` to a pipe whose reader may have exited: EPIPE is then an answer, not a
-// reason for SIGPIPE to end this process. The signal is blocked in this thread while writing
-// and a pending one is consumed before unblocking.
+// reason for SIGPIPE to end this process.
 void write_ignoring_closed_pipe(int fd, std::string_view data) {
-  sigset_t pipe_only;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  sigset_t previous;
-  pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
-  bool broken = false;
+  const util::SigpipeGuard guard;
   while (!data.empty()) {
     const auto count = ::write(fd, data.data(), data.size());
     if (count >= 0) {
       data.remove_prefix(static_cast<std::size_t>(count));
     } else if (errno != EINTR) {
-      broken = errno == EPIPE;
       break;
     }
   }
-  if (broken && !sigismember(&previous, SIGPIPE)) {
-    const timespec no_wait{0, 0};
-    while (sigtimedwait(&pipe_only, nullptr, &no_wait) < 0 && errno == EINTR) {
-    }
-  }
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 // posix_spawn_file_actions_addchdir_np is glibc 2.29; the wheel's binaries run on 2.28

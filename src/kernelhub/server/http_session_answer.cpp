@@ -4,6 +4,7 @@
 // (an LFS object), or a body made while it is sent (a large loose blob inflated block by
 // block), each under a deadline that grows with its size.
 #include <kernelhub/server/http_session.hpp>
+#include <kernelhub/util/sigpipe_guard.hpp>
 
 #include <algorithm>
 #include <array>
@@ -266,6 +267,8 @@ void Session::send_file_part(const std::shared_ptr<FileAnswer>& state, bool keep
     socket.native_non_blocking(true, ec);
   }
   std::uint64_t this_turn = 0;
+  // sendfile(2) takes no MSG_NOSIGNAL: a reader that hung up would end the server by SIGPIPE.
+  const util::SigpipeGuard no_sigpipe;
   while (!ec && state->left > 0 && this_turn < k_sendfile_turn) {
     auto offset = static_cast<off_t>(state->offset);
     const auto want = static_cast<std::size_t>(std::min(state->left, k_sendfile_turn - this_turn));
