@@ -37,8 +37,12 @@ def _offline() -> bool:
     return _env_flag("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
-def _device(check_arch: bool):
-    return _system.device_arch() if check_arch else (None, None)
+def _device(check_arch: bool, backend: str | None):
+    """The GPU's arch where it can decide between variants of `backend`; asking torch for it
+    costs a first `torch.cuda.is_available()`, so a load that names another backend does not."""
+    if check_arch and _system.arch_matters(backend):
+        return _system.device_arch()
+    return None, None
 
 
 def _check_trust(repo_id: str, trust_remote_code) -> bool:
@@ -98,7 +102,7 @@ def user_agent_text(user_agent: str | dict | None) -> str:
         parts.append(user_agent)
     # The probe imports torch, as kernels does to name it; tvm_ffi's version it reads from the
     # package metadata (kernels imports tvm_ffi to ask).
-    probe = json.loads(_system.probe_json())
+    probe = json.loads(_system.probe_json(device=False))
     machine = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
     parts += [f"python/{'.'.join(platform.python_version_tuple()[:2])}",
               f"backend/{_backend_token()}",
@@ -122,7 +126,7 @@ def _install(repo_id: str, *, version=None, revision=None, backend=None,
     if version is not None and not isinstance(version, int):
         # The reference takes only integer majors; "1" is "not found" there, a clear error here.
         raise ValueError(f"version must be an int (a v<N> branch), not {version!r}")
-    cuda, rocm = _device(check_arch)
+    cuda, rocm = _device(check_arch, backend)
     local_files_only = local_files_only or _offline()
     if check_trust and local_files_only:
         # Said before anything can fail, as kernels does; the core then has nothing to check.
@@ -133,8 +137,8 @@ def _install(repo_id: str, *, version=None, revision=None, backend=None,
         result = _kernelhub.install_hub_kernel(
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=local_files_only, check_trust=check_trust,
-            probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm,
-            user_agent=user_agent_text(user_agent))
+            probe_json=_system.probe_json(_system.needs_device(backend)), cuda_capability=cuda,
+            rocm_arch=rocm, user_agent=user_agent_text(user_agent))
     _report(result["warnings"])
     return result
 
@@ -145,7 +149,7 @@ def resolve_revision(repo_id: str, *, revision: str | None = None, version: int 
     with translate_errors(repo_id):
         resolved, messages = _kernelhub.resolve_hub_revision(
             repo_id, version=version, revision=revision, local_files_only=_offline(),
-            probe_json=_system.probe_json(), user_agent=user_agent_text(user_agent))
+            probe_json=_system.probe_json(device=False), user_agent=user_agent_text(user_agent))
     _report(messages)
     return resolved
 
@@ -319,12 +323,13 @@ def has_kernel(repo_id: str, *, revision: str | None = None, version: int | None
                backend: str | None = None, trust_remote_code: bool | list[str] = False,
                check_arch: bool = True) -> bool:
     """Whether a variant of `repo_id` fits this machine (with HF_HUB_OFFLINE: in the cache)."""
-    cuda, rocm = _device(check_arch)
+    cuda, rocm = _device(check_arch, backend)
     with translate_errors(repo_id):
         found, messages = _kernelhub.has_hub_kernel(
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=_offline(), check_trust=_check_trust(repo_id, trust_remote_code),
-            probe_json=_system.probe_json(), cuda_capability=cuda, rocm_arch=rocm)
+            probe_json=_system.probe_json(_system.needs_device(backend)),
+            cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
     return found
 
@@ -333,11 +338,12 @@ def get_kernel_variants(repo_id: str, *, revision: str | None = None,
                         version: int | None = None, backend: str | None = None
                         ) -> list[VariantAccepted | VariantRejected]:
     """Every variant of the revision with its decision, accepted ones first, best leading."""
-    cuda, rocm = _device(True)
+    cuda, rocm = _device(True, backend)
     with translate_errors(repo_id):
         trace, messages = _kernelhub.hub_kernel_variants(
             repo_id, version=version, revision=revision, backend=backend,
-            local_files_only=_offline(), probe_json=_system.probe_json(),
+            local_files_only=_offline(),
+            probe_json=_system.probe_json(_system.needs_device(backend)),
             cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
     return decisions(trace)

@@ -136,7 +136,7 @@ def _claim_variant(*folders: Path) -> None:
 def validate_dependencies(python_name: str, depends: list[str]) -> None:
     """python-depends (loader.md §3.4): names from the curated table, their modules importable."""
     for _package, import_name, message in _kernelhub.required_imports(
-        python_name, depends, _system.probe_json()
+        python_name, depends, _system.probe_json(device=False)
     ):
         if importlib.util.find_spec(import_name) is None:
             raise ImportError(message)

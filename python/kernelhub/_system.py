@@ -2,15 +2,38 @@
 """What this process runs on, asked once: the same probe the C++ detection runs in a child
 interpreter (_system_probe.py), run here in-process so torch is imported only once."""
 
-import functools
 import json
 
 from . import _system_probe
 
 
-@functools.lru_cache(maxsize=1)
-def probe_json() -> str:
-    return json.dumps(_system_probe.probe())
+# The probe's JSON by whether it says if the backend has a device.
+_probes: dict[bool, str] = {}
+
+
+def probe_json(device: bool = True) -> str:
+    """The probe's answer. `device=False` is for callers with no use for whether torch's
+    backend has a device (a backend was asked for by name, the user agent, python-depends): the
+    probe then skips `torch.cuda.is_available()`, whose first call in a process costs about
+    0.2 ms (a CUDA build of torch looks for the driver). An answer with the device fact serves
+    both kinds of caller."""
+    found = _probes.get(True) or (None if device else _probes.get(False))
+    if found is None:
+        found = _probes[device] = json.dumps(_system_probe.probe(device=device))
+    return found
+
+
+def needs_device(backend: str | None) -> bool:
+    """Whether a load with `backend` (None: the one torch was built for) depends on there
+    being a device: only when none was asked for, as a CUDA torch on a machine without a GPU
+    then prefers a cpu variant."""
+    return backend is None
+
+
+def arch_matters(backend: str | None) -> bool:
+    """Whether the GPU's arch can decide between variants of `backend`: CUDA capabilities and
+    ROCm archs only (None: torch's own backend, which may be either)."""
+    return backend in (None, "cuda", "rocm")
 
 
 def device_arch() -> tuple[tuple[int, int] | None, str | None]:

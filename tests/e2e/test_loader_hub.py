@@ -193,3 +193,39 @@ def test_untrusted_publisher_and_no_fitting_variant_fail_like_the_reference(hub,
     assert ours[1][0] == "FileNotFoundError" and "torch" in ours[1][1]  # the trace
     assert ours[2] == reference[2]  # "Version 7 not found, available versions: 1"
     assert ours[3] == reference[3]
+
+
+DEVICE_QUESTIONS = """
+    import json, torch, kernelhub
+    asked = []
+    def counting(name, real):
+        def wrapper(*args, **kwargs):
+            asked.append(name)
+            return real(*args, **kwargs)
+        return wrapper
+    for name in ("is_available", "get_device_capability", "get_device_properties"):
+        setattr(torch.cuda, name, counting(name, getattr(torch.cuda, name)))
+    k = kernelhub.get_kernel("trusted/relu", version=1, {backend})
+    x = torch.randn(64)
+    assert torch.equal(k.relu(x), torch.relu(x))
+    assert kernelhub.has_kernel("trusted/relu", version=1, {backend})
+    print(json.dumps(asked))
+"""
+
+
+@pytest.mark.parametrize("backend", ["cpu", None])
+def test_a_load_that_names_the_cpu_backend_never_asks_torch_for_a_device(hub, tmp_path,
+                                                                          backend):
+    # Whether torch's backend has a device, and the GPU's arch, decide only between variants
+    # of torch's own backend; asking costs a first torch.cuda.is_available() (issue 25). A
+    # load without a backend still asks (where torch is a CUDA or ROCm build).
+    import torch
+
+    code = DEVICE_QUESTIONS.format(backend=f"backend={backend!r}" if backend else "")
+    result = run_python(code, env_for(hub, tmp_path / "cache"), check=False)
+    assert result.returncode == 0, result.stderr
+    asked = last_json(result)
+    if backend == "cpu":
+        assert asked == []
+    elif torch.version.cuda or torch.version.hip:
+        assert "is_available" in asked
