@@ -2,6 +2,7 @@
 #include <kernelhub/cache/hub_cache.hpp>
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <cstdio>
 #include <mutex>
@@ -59,8 +60,33 @@ std::string offline_miss_message(const hub::RepoRef& repo, std::string_view revi
                      revision, hub::repo_type_name(repo.type), repo.id.str(), cache_root.string());
 }
 
+struct HubCache::TreeMemo {
+  std::mutex mutex;
+  std::map<fs::path, TreeListing> listings;  // by tree file
+};
+
 HubCache::HubCache(fs::path cache_root, const hub::HubClient& client, std::size_t parallel_downloads)
-    : m_root(std::move(cache_root)), m_client(client), m_parallel_downloads(parallel_downloads) {}
+    : m_root(std::move(cache_root)),
+      m_client(client),
+      m_parallel_downloads(parallel_downloads),
+      m_trees(std::make_shared<TreeMemo>()) {}
+
+std::optional<TreeListing> HubCache::cached_listing(const RepoCache& cache,
+                                                    std::string_view commit) const {
+  auto file = cache.tree_file(commit);
+  {
+    const std::lock_guard lock(m_trees->mutex);
+    if (const auto found = m_trees->listings.find(file); found != m_trees->listings.end()) {
+      return found->second;
+    }
+  }
+  auto listing = read_tree_cache(file);
+  if (listing) {
+    const std::lock_guard lock(m_trees->mutex);
+    m_trees->listings.emplace(std::move(file), *listing);
+  }
+  return listing;
+}
 
 util::Expected<std::string> HubCache::resolve_revision(const hub::RepoRef& repo,
                                                        std::string_view revision) const {
@@ -95,7 +121,7 @@ util::Expected<std::string> HubCache::resolve_revision(const hub::RepoRef& repo,
 
 util::Expected<TreeListing> HubCache::listing(const hub::RepoRef& repo, std::string_view commit) const {
   const auto cache = this->repo(repo);
-  if (auto cached = read_tree_cache(cache.tree_file(commit))) {
+  if (auto cached = cached_listing(cache, commit)) {
     return std::move(*cached);
   }
   if (offline()) {
@@ -276,7 +302,7 @@ util::Expected<SnapshotResult> HubCache::offline_snapshot(const hub::RepoRef& re
   result.path = cache.snapshot_dir(*commit);
   // With a tree listing, every wanted file must be there (Python's IncompleteSnapshotError);
   // without one the folder is taken as it is, as Python does.
-  if (auto files = read_tree_cache(cache.tree_file(*commit))) {
+  if (auto files = cached_listing(cache, *commit)) {
     std::vector<std::string> missing;
     for (const auto& [path, file] : *files) {
       if (!filter.matches(path)) {

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -65,9 +67,15 @@ class HubCache {
                                                      std::string_view path,
                                                      const std::string& online_error) const;
 
+  // trees/<commit>.json, parsed once per object: one load reads a commit's listing to choose
+  // its variant and again to fetch it, and a commit's listing never changes.
+  std::optional<TreeListing> cached_listing(const RepoCache& cache, std::string_view commit) const;
+
   std::filesystem::path m_root;
   const hub::HubClient& m_client;
   std::size_t m_parallel_downloads;
+  struct TreeMemo;
+  std::shared_ptr<TreeMemo> m_trees;
 };
 
 // The message of a lookup that the cache cannot answer while offline, naming the repository,

@@ -91,6 +91,28 @@ TEST(HubCache, OfflineReadsTheCacheWithoutAnyRequest) {
   EXPECT_EQ(hub->requests().size(), before);
 }
 
+TEST(HubCache, ACommitsTreeFileIsReadOncePerCacheObject) {
+  auto hub = sample_hub();
+  {
+    const auto client = fake_client(hub);
+    ASSERT_TRUE(HubCache("hub", client).snapshot_download(kernel_ref(), "main", k_cpu_only));
+  }
+  const auto offline_client = fake_client(hub, /*offline=*/true);
+  const HubCache cache("hub", offline_client);
+  ASSERT_TRUE(cache.listing(kernel_ref(), hub->commit));
+  // A load reads the listing to choose its variant, then again to fetch it: the second read
+  // is the first one's. Emptying the file shows which one answered.
+  const auto tree = cache.repo(kernel_ref()).tree_file(hub->commit);
+  ASSERT_TRUE(util::write_file_atomic(tree, "{}"));
+  const auto again = cache.listing(kernel_ref(), hub->commit);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->size(), hub->files.size());
+  EXPECT_TRUE(cache.snapshot_download(kernel_ref(), hub->commit, k_cpu_only));
+  // Another cache object reads the file as it is now.
+  const HubCache fresh("hub", offline_client);
+  EXPECT_FALSE(fresh.listing(kernel_ref(), hub->commit));
+}
+
 TEST(HubCache, OfflineMissNamesTheRepoAndRevision) {
   auto hub = sample_hub();
   const auto client = fake_client(hub, /*offline=*/true);
