@@ -120,6 +120,12 @@ def user_agent_text(user_agent: str | dict | None) -> str:
     return "; ".join(parts)
 
 
+def _request_agent(user_agent: str | dict | None, local_files_only: bool) -> str:
+    """The User-Agent part for the core's requests; none is made from the cache alone, so the
+    text (a libc lookup that reads the interpreter's binary among it) is not made either."""
+    return "" if local_files_only else user_agent_text(user_agent)
+
+
 def _install(repo_id: str, *, version=None, revision=None, backend=None,
              local_files_only=False, check_trust=False, check_arch=True,
              user_agent=None) -> dict:
@@ -138,7 +144,7 @@ def _install(repo_id: str, *, version=None, revision=None, backend=None,
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=local_files_only, check_trust=check_trust,
             probe_json=_system.probe_json(_system.needs_device(backend)), cuda_capability=cuda,
-            rocm_arch=rocm, user_agent=user_agent_text(user_agent))
+            rocm_arch=rocm, user_agent=_request_agent(user_agent, local_files_only))
     _report(result["warnings"])
     return result
 
@@ -149,7 +155,8 @@ def resolve_revision(repo_id: str, *, revision: str | None = None, version: int 
     with translate_errors(repo_id):
         resolved, messages = _kernelhub.resolve_hub_revision(
             repo_id, version=version, revision=revision, local_files_only=_offline(),
-            probe_json=_system.probe_json(device=False), user_agent=user_agent_text(user_agent))
+            probe_json=_system.probe_json(device=False),
+            user_agent=_request_agent(user_agent, _offline()))
     _report(messages)
     return resolved
 

@@ -229,3 +229,24 @@ def test_a_load_that_names_the_cpu_backend_never_asks_torch_for_a_device(hub, tm
         assert asked == []
     elif torch.version.cuda or torch.version.hip:
         assert "is_available" in asked
+
+
+def test_a_load_from_the_cache_alone_does_not_build_a_user_agent(hub, tmp_path):
+    # No request is made offline, so the User-Agent text (which reads the interpreter's binary
+    # for its libc version) is not made either (issue 25). Filled online first.
+    cache = tmp_path / "cache"
+    assert load(hub, "kernelhub", "trusted/relu", cache).returncode == 0
+    code = """
+        import json, torch, kernelhub
+        from kernelhub import _hub
+        def refuse(*args, **kwargs):
+            raise AssertionError("a user agent was built for a load from the cache")
+        _hub.user_agent_text = refuse
+        k = kernelhub.get_kernel("trusted/relu", version=1, backend="cpu")
+        x = torch.randn(64)
+        assert torch.equal(k.relu(x), torch.relu(x))
+        print(json.dumps(k.__name__))
+    """
+    result = run_python(code, env_for(hub, cache, HF_HUB_OFFLINE=1, HF_ENDPOINT=DEAD_ENDPOINT),
+                        check=False)
+    assert result.returncode == 0, result.stderr
