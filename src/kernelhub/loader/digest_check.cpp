@@ -2,13 +2,12 @@
 #include <kernelhub/loader/digest_check.hpp>
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
 
+#include <kernelhub/loader/metadata_memo.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 
 namespace kernelhub::loader {
@@ -30,32 +29,22 @@ std::string integrity_failure_text(const std::vector<metadata::DigestViolation>&
 
 namespace {
 
-// The digest a metadata.json records; nullopt when it has none or does not parse. A cached
-// metadata.json is a link to blobs/<content hash>, which the blob check has just matched
-// against its name, so what a blob name once parsed to is remembered for the process: repeated
-// loads of a variant parse its metadata once.
+// The digest a metadata.json records; nullopt when it has none or does not parse. Parsed once
+// a process for a cached variant (metadata_memo.hpp): repeated loads parse it once.
 std::optional<metadata::Digest> recorded_digest(const fs::path& metadata_file) {
-  static std::mutex mutex;
-  static std::map<std::string, std::optional<metadata::Digest>> by_blob;
-  std::error_code ec;
-  const fs::path target = fs::read_symlink(metadata_file, ec);
-  const std::string blob = ec ? std::string() : target.filename().string();
-  const bool content_named = target.parent_path().filename() == "blobs" &&
-                             (blob.size() == 40 || blob.size() == 64);
-  if (content_named) {
-    const std::lock_guard lock(mutex);
-    if (const auto found = by_blob.find(blob); found != by_blob.end()) {
-      return found->second;
+  const auto key = content_key(metadata_file);
+  std::optional<metadata::Metadata> parsed = key ? remembered_metadata(*key) : std::nullopt;
+  if (!parsed) {
+    auto read = metadata::read_metadata_file(metadata_file);
+    if (!read) {
+      return std::nullopt;
     }
+    if (key) {
+      remember_metadata(*key, *read);
+    }
+    parsed = std::move(*read);
   }
-  const auto parsed = metadata::read_metadata_file(metadata_file);
-  std::optional<metadata::Digest> digest =
-      parsed && parsed->digest ? std::optional<metadata::Digest>(*parsed->digest) : std::nullopt;
-  if (content_named) {
-    const std::lock_guard lock(mutex);
-    by_blob.emplace(blob, digest);
-  }
-  return digest;
+  return parsed->digest;
 }
 
 }  // namespace

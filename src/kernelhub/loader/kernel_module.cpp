@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/loader/metadata_memo.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 #include <kernelhub/variants/variant_name.hpp>
 
@@ -126,9 +127,19 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
 
   // Metadata: required by the reference; here an id-less or missing one means an older build.
   std::optional<std::string> legacy_name;
-  if (const auto text = read_text(root / "metadata.json")) {
+  const auto key = content_key(root / "metadata.json");
+  if (key) {
+    // A cached variant's, parsed before by this process (the digest check, an earlier load).
+    module.metadata = remembered_metadata(*key);
+  }
+  const auto text =
+      module.metadata ? std::optional<std::string>() : read_text(root / "metadata.json");
+  if (text) {
     auto parsed = metadata::parse_metadata(*text, (root / "metadata.json").string());
     if (parsed) {
+      if (key) {
+        remember_metadata(*key, *parsed);
+      }
       module.metadata = std::move(*parsed);
     } else {
       const auto json = nlohmann::json::parse(*text, nullptr, false);

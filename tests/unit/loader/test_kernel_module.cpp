@@ -150,3 +150,29 @@ TEST(KernelModule, LegacyNamesAreStablePerPath) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(KernelModule, ACachedVariantsMetadataIsParsedOnceAProcess) {
+  // A snapshot's metadata.json links to blobs/<content hash>: one name, one content, so what it
+  // parsed to is kept (the digest check parsed it just before). The name is this test's own.
+  const std::string blob = "6a3c0e5d1f2b4a79c8e0d1f2a3b4c5d6e7f80911";
+  write("repo/blobs/" + blob, metadata_json("relu", "_relu_memo_1"));
+  write("repo/snapshots/c/v/__init__.py", "");
+  fs::create_symlink("../../../blobs/" + blob, "repo/snapshots/c/v/metadata.json");
+  const auto first = resolve_kernel_module("repo/snapshots/c/v");
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->module_name, "_relu_memo_1");
+  write("repo/blobs/" + blob, metadata_json("relu", "_relu_memo_2"));
+  const auto second = resolve_kernel_module("repo/snapshots/c/v");
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->module_name, "_relu_memo_1");
+
+  // A local build's metadata.json is a file of its own: read on every resolve.
+  make_variant("w", "relu", "_relu_local_1");
+  ASSERT_EQ(resolve_kernel_module("w")->module_name, "_relu_local_1");
+  write("w/metadata.json", metadata_json("relu", "_relu_local_2"));
+  EXPECT_EQ(resolve_kernel_module("w")->module_name, "_relu_local_2");
+}
+
+}  // namespace
