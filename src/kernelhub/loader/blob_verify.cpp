@@ -22,10 +22,6 @@ bool is_hex(std::string_view text) {
   return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-bool is_content_hash(std::string_view name) {
-  return (name.size() == 40 || name.size() == 64) && is_hex(name);
-}
-
 // What a stamp records of a blob. ctime is the one field a user cannot set back: rewriting the
 // bytes in place and restoring mtime with `touch -d` or utime(2) still moves ctime to now, as
 // does any chmod, rename or hard link. dev + ino tell a replaced or restored file apart.
@@ -132,6 +128,10 @@ std::string base64_of_hex(std::string_view hex) {
 }
 
 }  // namespace
+
+bool is_content_hash(std::string_view name) {
+  return (name.size() == 40 || name.size() == 64) && is_hex(name);
+}
 
 util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& variant_path,
                                                             const fs::path& stamp_root,

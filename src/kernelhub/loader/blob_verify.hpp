@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <kernelhub/metadata/digest.hpp>
@@ -21,6 +22,9 @@
 // within the same file-system clock tick (a few ms) as the blob's previous change, and bytes
 // that rot on the disk without a write; `kernelhub verify` rehashes everything for those.
 namespace kernelhub::loader {
+
+// A blob name that is a content hash: a git blob sha1 or an LFS sha256, in lowercase hex.
+bool is_content_hash(std::string_view name);
 
 struct CorruptFile {
   std::string relative_path;    // inside the variant folder, "/"-separated

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <system_error>
 
+#include <kernelhub/loader/blob_verify.hpp>
+
 namespace kernelhub::loader {
 
 namespace fs = std::filesystem;
@@ -30,8 +32,7 @@ std::optional<std::string> content_key(const fs::path& metadata_file) {
     return std::nullopt;
   }
   std::string blob = target.filename().string();
-  // A git blob sha1 or an LFS sha256: the name is the content's hash.
-  if (blob.size() != 40 && blob.size() != 64) {
+  if (!is_content_hash(blob)) {
     return std::nullopt;
   }
   return blob;
