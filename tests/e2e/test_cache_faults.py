@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from conftest import run
 from hub_cache_support import (VARIANT, ThrottlingProxy, hub_env, make_kernel, publish,
                                run_python)
+from serve_helpers import Served, http
 
 REPO = "kh-cache/big"
 BIG = f"build/{VARIANT}/relu/big.bin"
@@ -183,18 +185,13 @@ def test_offline_with_an_empty_cache_fails_clearly_without_network(kernelhub_bin
     assert not cache.exists() or not any(cache.rglob("blobs/*"))
 
 
+
 def lfs_object_path(url: str, commit: str) -> str:
     """The path of the big blob's LFS download, from the resolve's redirect."""
-    host, port = url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as sock:
-        sock.sendall(f"HEAD /kernels/{REPO}/resolve/{commit}/{BIG} HTTP/1.1\r\nHost: x\r\n"
-                     "Connection: close\r\n\r\n".encode())
-        head = b""
-        while chunk := sock.recv(65536):
-            head += chunk
-    (location,) = [line.split(b":", 1)[1].strip().decode() for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"location:")]
-    return "/" + location.split("/", 3)[3] if location.startswith("http") else location
+    status, headers, _ = http(Served(url), "HEAD", f"/kernels/{REPO}/resolve/{commit}/{BIG}",
+                              follow=False)
+    assert status in (301, 302, 307), status
+    return urllib.parse.urlsplit(urllib.parse.urljoin(url, headers["Location"])).path
 
 
 @pytest.mark.parametrize("hang_up", ["reset", "close", "shutdown"])
@@ -202,10 +199,10 @@ def test_a_reader_that_hangs_up_mid_object_leaves_the_server_serving(published, 
     """The server sends LFS objects with sendfile(2), which raises SIGPIPE on a socket whose
     peer has gone unless the process ignores it: a killed download once ended the server."""
     url, commit, folder = published
-    host, port = url.removeprefix("http://").split(":")
+    address = urllib.parse.urlsplit(url)
     path = lfs_object_path(url, commit)
     for _ in range(5):
-        sock = socket.create_connection((host, int(port)), timeout=20)
+        sock = socket.create_connection((address.hostname, address.port), timeout=20)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 10)
         sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         assert sock.recv(4096)
@@ -219,12 +216,4 @@ def test_a_reader_that_hangs_up_mid_object_leaves_the_server_serving(published, 
             time.sleep(0.5)
             sock.close()
         time.sleep(0.3)
-    assert published_answers(url, commit)
-
-
-def published_answers(url: str, commit: str) -> bool:
-    host, port = url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=20) as sock:
-        sock.sendall(f"GET /api/kernels/{REPO}/revision/{commit} HTTP/1.1\r\nHost: x\r\n"
-                     "Connection: close\r\n\r\n".encode())
-        return sock.recv(64).startswith(b"HTTP/1.1 200")
+    assert http(Served(url), "GET", f"/api/kernels/{REPO}/revision/{commit}")[0] == 200
