@@ -78,11 +78,14 @@ def checkout(example: str, folder: Path, mtime: int, backends=None) -> Path:
     return kernel
 
 
-def build(kernel_builder, kernel: Path, user: dict, home: Path, variants=()):
+def build(kernel_builder, kernel: Path, user: dict, home: Path, variants=(), ccache=None):
+    """`ccache`: the environment of a compiler cache to build through; None: ccache off."""
     home.mkdir(parents=True)
     env = {key: value for key, value in os.environ.items()
-           if key not in ("SOURCE_DATE_EPOCH", "XDG_CACHE_HOME", "CCACHE_BASEDIR")}
-    env.update(user["env"], HOME=str(home), CCACHE_DISABLE="1")
+           if key not in ("SOURCE_DATE_EPOCH", "XDG_CACHE_HOME", "CCACHE_BASEDIR",
+                          "CCACHE_DISABLE")}
+    env.update(user["env"], HOME=str(home))
+    env.update(ccache if ccache is not None else {"CCACHE_DISABLE": "1"})
     args = [kernel_builder, "build", kernel, "--python", PYTHON, "--json", "--skip-checks"]
     for variant in variants:
         args += ["--variant", variant]
@@ -207,3 +210,156 @@ def test_tvm_ffi_variant_is_reproducible(kernel_builder, tmp_path):
     first, second = build_in_two_folders(kernel_builder, tmp_path, "relu-tvm-ffi",
                                          backends=["cpu"])
     assert_same_variants(first, second)
+
+
+def ccache_counters(cache_env: dict) -> dict:
+    printed = subprocess.run(["ccache", "--print-stats"], env={**os.environ, **cache_env},
+                             capture_output=True, text=True, check=True).stdout
+    return {name: int(value) for name, value in
+            (line.split("\t") for line in printed.splitlines() if "\t" in line)
+            if value.isdigit()}
+
+
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache not installed")
+@pytest.mark.parametrize("kind", [
+    "cpu",
+    pytest.param("cuda", marks=[
+        pytest.mark.slow,
+        pytest.mark.skipif(NVCC is None, reason="nvcc not found: install the CUDA toolkit"),
+        pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")]),
+])
+def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
+        kernel_builder, tmp_path, kind):
+    """Issue 25: a compiler cache shared between copies of one kernel. kernel-builder makes the
+    kernel's folder ccache's base_dir, and the project maps the relative paths ccache then
+    hands the compiler to the names it gives the absolute ones. So a second clone, in a folder
+    of another depth, takes every object from the first one's cache, and the variant has the
+    same bytes as one compiled without ccache. Before, every object of the clone missed (the
+    folder was in each command; for nvcc inside -Xcompiler, whose values ccache hashes)."""
+    if kind == "cpu":
+        variants = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n]
+        backends = ["cpu"]
+    else:
+        variants = variant_names(kernel_builder, "relu", "-cu")
+        backends = ["cuda"]
+    # A cache of this test's own, without the machine's ccache.conf (its base_dir, say).
+    (tmp_path / "ccache.conf").write_text("")
+    cache = {"CCACHE_DIR": str(tmp_path / "ccache"),
+             "CCACHE_CONFIGPATH": str(tmp_path / "ccache.conf")}
+    folders = ["a", "b/deeper/than/a", "c"]
+    kernels = [checkout("relu", tmp_path / folder, USERS[0]["mtime"], backends)
+               for folder in folders]
+
+    first = build(kernel_builder, kernels[0], USERS[0], tmp_path / "home-0" / "user",
+                  variants[:1], ccache=cache)
+    filled = ccache_counters(cache)
+    assert filled["cache_miss"] >= 2, filled  # the kernel's source and the binding, at least
+    subprocess.run(["ccache", "-z"], env={**os.environ, **cache}, check=True,
+                   capture_output=True)
+    second = build(kernel_builder, kernels[1], USERS[0], tmp_path / "home-1" / "user",
+                   variants[:1], ccache=cache)
+    counters = ccache_counters(cache)
+    hits = counters["direct_cache_hit"] + counters["preprocessed_cache_hit"]
+    assert counters["cache_miss"] == 0 and hits == filled["cache_miss"], counters
+    uncached = build(kernel_builder, kernels[2], USERS[0], tmp_path / "home-2" / "user",
+                     variants[:1])
+    assert_same_variants(first, second)
+    assert_same_variants(first, uncached)
+
+
+def python_with_torch_elsewhere(folder: Path) -> Path:
+    """The venv's python, finding its torch package in `folder` instead: a copy made of hard
+    links, so what a build against another torch install differs in is its folder."""
+    spec = subprocess.run([str(PYTHON), "-c", "import torch, os; print(os.path.dirname("
+                           "torch.__file__))"], capture_output=True, text=True, check=True)
+    try:
+        shutil.copytree(spec.stdout.strip(), folder / "torch", copy_function=os.link)
+    except OSError as error:  # another file system: no hard links
+        pytest.skip(f"cannot link torch's files into {folder}: {error}")
+    wrapper = folder / "python"
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{folder}" exec "{PYTHON}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def ccache_results(log: Path) -> dict:
+    """ccache's log: each source's last result ("cache_miss", "direct_cache_hit", ...)."""
+    results, sources = {}, {}
+    for line in log.read_text().splitlines():
+        pid = line.split("]")[0].split()[-1] if "]" in line else ""
+        if "Source file: " in line:
+            sources[pid] = line.split("Source file: ", 1)[1]
+        elif "Result: " in line and pid in sources:
+            result = line.split("Result: ", 1)[1].strip()
+            if result in ("cache_miss", "direct_cache_hit", "preprocessed_cache_hit"):
+                results[Path(sources[pid]).name] = result
+    return results
+
+
+def test_a_build_tree_configured_again_for_a_torch_elsewhere_links_that_torch(
+        kernel_builder, tmp_path):
+    """The same kernel folder built again with a Python whose torch (the same version) is in
+    another folder, say a venv made anew: the module links that torch's libraries. Found with
+    the test below: the project kept find_library's cached answers from its first configure,
+    so the module went on linking (and naming in its run path) the first torch's libraries."""
+    kernel = checkout("relu", tmp_path / "kernel", USERS[0]["mtime"], ["cpu"])
+    other_torch = python_with_torch_elsewhere(tmp_path / "other-torch")
+    env = {key: value for key, value in os.environ.items() if key != "SOURCE_DATE_EPOCH"}
+    cpu = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n][:1]
+    for python in (PYTHON, other_torch):
+        result = subprocess.run(
+            [str(kernel_builder), "build", str(kernel), "--python", str(python), "--json",
+             "--skip-checks", "--variant", cpu[0]], env=env, capture_output=True, text=True,
+            stdin=subprocess.DEVNULL, timeout=900)
+        assert result.returncode == 0, result.stderr
+    module = next(Path(json.loads(result.stdout)["variants"][0]["path"]).glob("*.so"))
+    dynamic = subprocess.run(["readelf", "-d", str(module)], capture_output=True, text=True,
+                             check=True).stdout
+    assert str(tmp_path / "other-torch" / "torch" / "lib") in dynamic, dynamic
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache not installed")
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found: install the CUDA toolkit")
+@pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")
+def test_a_cu_source_without_torch_headers_is_not_compiled_again_for_another_torch(
+        kernel_builder, tmp_path):
+    """Issue 25: what does not depend on the torch version is not compiled again for another
+    one. examples/rmsnorm's .cu includes no torch header; built against a torch in another
+    folder (what another torch version is to the compile commands), it comes from ccache while
+    the C++ sources that include torch compile again, and the module has the same bytes as one
+    built without ccache. Before, nvcc was given torch's include folders as "-isystem=<dir>",
+    which ccache hashed whole even in its preprocessor mode, so the .cu compiled again."""
+    kernel = checkout("rmsnorm", tmp_path / "kernel", USERS[0]["mtime"], ["cuda"])
+    toml = kernel / "build.toml"
+    toml.write_text(toml.read_text().replace('cuda-capabilities = ["8.0", "9.0+PTX"]',
+                                             'cuda-capabilities = ["8.0"]'))
+    git(kernel, "commit", "-q", "-a", "-m", "one arch")
+    uncached = tmp_path / "uncached"
+    shutil.copytree(kernel, uncached)
+    other_torch = python_with_torch_elsewhere(tmp_path / "other-torch")
+    log = tmp_path / "ccache.log"
+    (tmp_path / "ccache.conf").write_text(f"log_file = {log}\n")
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("CCACHE_BASEDIR", "CCACHE_DISABLE", "SOURCE_DATE_EPOCH")}
+    env.update(CCACHE_DIR=str(tmp_path / "ccache"),
+               CCACHE_CONFIGPATH=str(tmp_path / "ccache.conf"))
+
+    def build_with(python, folder, extra=None):
+        result = subprocess.run(
+            [str(kernel_builder), "build", str(folder), "--python", str(python), "--json",
+             "--skip-checks", "--no-sandbox"], env={**env, **(extra or {})},
+            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    build_with(PYTHON, kernel)
+    log.write_text("")
+    cached = build_with(other_torch, kernel)
+    results = ccache_results(log)
+    assert results["rmsnorm_kernels.cu"] in ("direct_cache_hit", "preprocessed_cache_hit"), results
+    # The sources that include torch's headers compiled again.
+    assert results["torch_binding.cpp"] == "cache_miss", results
+    assert results["rmsnorm_cuda.cpp"] == "cache_miss", results
+    fresh = build_with(other_torch, uncached, {"CCACHE_DISABLE": "1"})
+    assert_same_variants(cached, fresh)

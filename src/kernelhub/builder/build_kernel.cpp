@@ -226,7 +226,8 @@ util::Expected<BuiltVariant> build_arch_variant(const BuildContext& context,
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();
-  auto commands = cmake_commands(work / "project", work / "cmake", context.python.string(), ccache);
+  auto commands = cmake_commands(work / "project", work / "cmake", context.python.string(), ccache,
+                                 context.kernel_dir);
   if (context.torch && !context.torch->cmake_prefix_path.empty()) {
     // <torch>/share/cmake -> <torch>: the project then need not locate torch itself.
     const auto torch_dir = fs::path(context.torch->cmake_prefix_path).parent_path().parent_path();
@@ -345,14 +346,26 @@ std::string describe_skips(const std::vector<SkippedBackend>& skipped) {
 }  // namespace
 
 std::vector<Command> cmake_commands(const fs::path& project_dir, const fs::path& build_tree,
-                                    const std::string& python, bool use_ccache) {
+                                    const std::string& python, bool use_ccache,
+                                    const fs::path& kernel_dir) {
   Command configure{{"cmake", "-S", project_dir.string(), "-B", build_tree.string(), "-G",
                      "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DPython_EXECUTABLE=" + python},
                     {}};
+  Command ninja{{"ninja", "-C", build_tree.string()}, {}};
   if (use_ccache) {
     configure.argv.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache");
+    // Every compile command names the kernel's folder (sources, include paths, the build tree
+    // inside it). With the folder as ccache's base_dir, ccache hashes those paths relative to
+    // the build tree, so the same kernel in another folder (a clone, a worktree, a copy) hits
+    // the objects this one compiled. The project maps the relative spellings, which ccache then
+    // hands the compiler, to the same names as the absolute ones (compat/reproducible.cmake),
+    // so the module's bytes do not depend on it. A base_dir the user chose is kept.
+    const char* user = std::getenv("CCACHE_BASEDIR");
+    if (!kernel_dir.empty() && (user == nullptr || *user == '\0')) {
+      ninja.env.emplace_back("CCACHE_BASEDIR", kernel_dir.string());
+    }
   }
-  return {configure, Command{{"ninja", "-C", build_tree.string()}, {}}};
+  return {configure, ninja};
 }
 
 util::Expected<BuildResult> build_kernel(const fs::path& dir, const BuildOptions& options,

@@ -77,9 +77,13 @@ util::Expected<BuildResult> build_kernel(const std::filesystem::path& dir,
                                          const BuildOptions& options, CommandRunner& runner,
                                          util::DiagnosticSink& sink);
 
-// The cmake configure and build commands of one arch variant (pure, for tests and --dry-run).
+// The cmake configure and build commands of one arch variant (for tests and --dry-run; reads
+// only CCACHE_BASEDIR from the environment). With `use_ccache`, ccache is the compilers'
+// launcher and, unless CCACHE_BASEDIR is set, ninja runs with `kernel_dir` as ccache's
+// base_dir (objects shared between copies of one kernel).
 std::vector<Command> cmake_commands(const std::filesystem::path& project_dir,
                                     const std::filesystem::path& build_tree,
-                                    const std::string& python, bool use_ccache);
+                                    const std::string& python, bool use_ccache,
+                                    const std::filesystem::path& kernel_dir = {});
 
 }  // namespace kernelhub::builder

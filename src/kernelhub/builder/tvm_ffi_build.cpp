@@ -59,7 +59,8 @@ util::Expected<BuiltVariant> build_tvm_ffi_variant(const TvmFfiBuildInputs& inpu
   KH_STEP(codegen::write_file_set(project, work / "project", codegen::Overwrite::yes));
 
   const bool ccache = runner.find_program("ccache").has_value();
-  auto commands = cmake_commands(work / "project", work / "cmake", inputs.python.string(), ccache);
+  auto commands = cmake_commands(work / "project", work / "cmake", inputs.python.string(), ccache,
+                                 inputs.kernel_dir);
   if (planned.cuda) {
     add_cuda_arguments(*planned.cuda, ccache, commands.front());
   }

@@ -23,16 +23,38 @@ function(kernelhub_prefix_maps out)
     get_filename_component(cuda_root "${cuda_bin}" DIRECTORY)
     list(APPEND maps "${cuda_root}=cuda")
   endif()
+  # ccache with the kernel's folder as base_dir (kernel-builder sets it) hands the compiler the
+  # paths under that folder relative to this build tree ("../../../../csrc/x.cu"): the same
+  # names for those spellings, so a module compiled through ccache has the same bytes as one
+  # compiled without it. The build tree itself is the working folder; nothing compiled lives
+  # there. (ccache leaves the prefix maps out of its hash, so these cost it no hit.)
+  set(relative_maps "")
+  foreach(map IN LISTS maps)
+    string(FIND "${map}" "=" equals REVERSE)
+    string(SUBSTRING "${map}" 0 ${equals} old)
+    math(EXPR after "${equals} + 1")
+    string(SUBSTRING "${map}" ${after} -1 new)
+    cmake_path(IS_PREFIX KERNEL_SOURCE_DIR "${old}" NORMALIZE under_kernel)
+    if(under_kernel AND NOT old STREQUAL CMAKE_CURRENT_BINARY_DIR)
+      file(RELATIVE_PATH relative "${CMAKE_CURRENT_BINARY_DIR}" "${old}")
+      string(REGEX REPLACE "/$" "" relative "${relative}")  # "../../../../" for a parent
+      list(APPEND relative_maps "${relative}=${new}")
+    endif()
+  endforeach()
+  list(APPEND maps ${relative_maps})
   set(${out} "${maps}" PARENT_SCOPE)
 endfunction()
 
 function(kernelhub_reproducible target)
   if(KERNELHUB_HAS_FILE_PREFIX_MAP)
     kernelhub_prefix_maps(maps)
+    # nvcc gets the maps as they are, not through -Xcompiler: it passes an option it does not
+    # know to the host compiler (CMake gives it --forward-unknown-to-host-compiler), and ccache
+    # then knows them for prefix maps and leaves the folders out of its hash; inside -Xcompiler
+    # they made every .cu object specific to the kernel's folder.
     foreach(map IN LISTS maps)
       target_compile_options(${target} PRIVATE
-        "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX>:-ffile-prefix-map=${map}>"
-        "$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-ffile-prefix-map=${map}>")
+        "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX,CUDA>:-ffile-prefix-map=${map}>")
     endforeach()
   endif()
   if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")

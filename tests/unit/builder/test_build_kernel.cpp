@@ -2,10 +2,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -195,6 +198,63 @@ TEST(BuildKernel, DrivesCMakeAndNinjaWithTheChosenPython) {
   EXPECT_TRUE(runner.runs[2].argv.back().starts_with("-j"));
   EXPECT_TRUE(fs::exists(work + "/project/CMakeLists.txt"));
   EXPECT_TRUE(fs::exists(work + "/project/torch-ext/registration.h"));
+}
+
+// CCACHE_BASEDIR set to `value` (unset for nullopt) for one scope.
+class CcacheBasedir {
+ public:
+  explicit CcacheBasedir(const std::optional<std::string>& value) {
+    if (const char* old = std::getenv("CCACHE_BASEDIR")) {
+      m_old = old;
+    }
+    if (value) {
+      ::setenv("CCACHE_BASEDIR", value->c_str(), 1);
+    } else {
+      ::unsetenv("CCACHE_BASEDIR");
+    }
+  }
+  CcacheBasedir(const CcacheBasedir&) = delete;
+  CcacheBasedir& operator=(const CcacheBasedir&) = delete;
+  ~CcacheBasedir() {
+    if (m_old) {
+      ::setenv("CCACHE_BASEDIR", m_old->c_str(), 1);
+    } else {
+      ::unsetenv("CCACHE_BASEDIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> m_old;
+};
+
+std::optional<std::string> env_value(const Command& command, std::string_view name) {
+  for (const auto& [key, value] : command.env) {
+    if (key == name) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+// Issue 25: the kernel's folder is ccache's base_dir, so a copy of the kernel elsewhere hits
+// the objects of this one (tests/e2e/test_build_reproducible.py builds two clones).
+TEST(BuildKernel, NinjaRunsWithTheKernelsFolderAsCcachesBaseDir) {
+  const CcacheBasedir unset(std::nullopt);
+  const auto commands = cmake_commands("/k/build/p", "/k/build/c", "python3", true, "/k");
+  ASSERT_EQ(commands.size(), 2U);
+  EXPECT_EQ(env_value(commands.back(), "CCACHE_BASEDIR"), "/k");
+  EXPECT_EQ(env_value(commands.front(), "CCACHE_BASEDIR"), std::nullopt);
+  // Without ccache there is nothing to tell it.
+  EXPECT_EQ(env_value(cmake_commands("/k/build/p", "/k/build/c", "python3", false, "/k").back(),
+                      "CCACHE_BASEDIR"),
+            std::nullopt);
+}
+
+TEST(BuildKernel, ABaseDirTheUserSetIsKept) {
+  const CcacheBasedir mine(std::string("/home/me"));
+  const auto commands = cmake_commands("/k/build/p", "/k/build/c", "python3", true, "/k");
+  // Not replaced: ninja inherits the user's.
+  EXPECT_EQ(env_value(commands.back(), "CCACHE_BASEDIR"), std::nullopt);
 }
 
 TEST(BuildKernel, AFailedCompileLeavesNoVariantAndKeepsTheOldOne) {
