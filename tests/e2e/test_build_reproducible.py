@@ -78,15 +78,18 @@ def checkout(example: str, folder: Path, mtime: int, backends=None) -> Path:
     return kernel
 
 
-def build(kernel_builder, kernel: Path, user: dict, home: Path, variants=(), ccache=None):
-    """`ccache`: the environment of a compiler cache to build through; None: ccache off."""
+def build(kernel_builder, kernel: Path, user: dict, home: Path, variants=(), ccache=None,
+          python=PYTHON, options=()):
+    """`ccache`: the environment of a compiler cache to build through ({}: the user's); None:
+    ccache off. `options`: more arguments of `kernel-builder build`."""
     home.mkdir(parents=True)
     env = {key: value for key, value in os.environ.items()
            if key not in ("SOURCE_DATE_EPOCH", "XDG_CACHE_HOME", "CCACHE_BASEDIR",
                           "CCACHE_DISABLE")}
     env.update(user["env"], HOME=str(home))
     env.update(ccache if ccache is not None else {"CCACHE_DISABLE": "1"})
-    args = [kernel_builder, "build", kernel, "--python", PYTHON, "--json", "--skip-checks"]
+    args = [kernel_builder, "build", kernel, "--python", python, "--json", "--skip-checks",
+            *options]
     for variant in variants:
         args += ["--variant", variant]
     result = subprocess.run([str(a) for a in args], env=env, capture_output=True, text=True,
@@ -304,15 +307,11 @@ def test_a_build_tree_configured_again_for_a_torch_elsewhere_links_that_torch(
     so the module went on linking (and naming in its run path) the first torch's libraries."""
     kernel = checkout("relu", tmp_path / "kernel", USERS[0]["mtime"], ["cpu"])
     other_torch = python_with_torch_elsewhere(tmp_path / "other-torch")
-    env = {key: value for key, value in os.environ.items() if key != "SOURCE_DATE_EPOCH"}
     cpu = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n][:1]
-    for python in (PYTHON, other_torch):
-        result = subprocess.run(
-            [str(kernel_builder), "build", str(kernel), "--python", str(python), "--json",
-             "--skip-checks", "--variant", cpu[0]], env=env, capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, timeout=900)
-        assert result.returncode == 0, result.stderr
-    module = next(Path(json.loads(result.stdout)["variants"][0]["path"]).glob("*.so"))
+    for index, python in enumerate((PYTHON, other_torch)):
+        built = build(kernel_builder, kernel, USERS[0], tmp_path / f"home-{index}" / "user", cpu,
+                      ccache={}, python=python)
+    module = next(Path(built["variants"][0]["path"]).glob("*.so"))
     dynamic = subprocess.run(["readelf", "-d", str(module)], capture_output=True, text=True,
                              check=True).stdout
     assert str(tmp_path / "other-torch" / "torch" / "lib") in dynamic, dynamic
@@ -340,26 +339,19 @@ def test_a_cu_source_without_torch_headers_is_not_compiled_again_for_another_tor
     other_torch = python_with_torch_elsewhere(tmp_path / "other-torch")
     log = tmp_path / "ccache.log"
     (tmp_path / "ccache.conf").write_text(f"log_file = {log}\n")
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("CCACHE_BASEDIR", "CCACHE_DISABLE", "SOURCE_DATE_EPOCH")}
-    env.update(CCACHE_DIR=str(tmp_path / "ccache"),
-               CCACHE_CONFIGPATH=str(tmp_path / "ccache.conf"))
-
-    def build_with(python, folder, extra=None):
-        result = subprocess.run(
-            [str(kernel_builder), "build", str(folder), "--python", str(python), "--json",
-             "--skip-checks", "--no-sandbox"], env={**env, **(extra or {})},
-            capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=900)
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
-
-    build_with(PYTHON, kernel)
+    cache = {"CCACHE_DIR": str(tmp_path / "ccache"),
+             "CCACHE_CONFIGPATH": str(tmp_path / "ccache.conf")}
+    # Outside the sandbox, where ccache can write its log.
+    build(kernel_builder, kernel, USERS[0], tmp_path / "home-0" / "user", ccache=cache,
+          options=["--no-sandbox"])
     log.write_text("")
-    cached = build_with(other_torch, kernel)
+    cached = build(kernel_builder, kernel, USERS[0], tmp_path / "home-1" / "user", ccache=cache,
+                   python=other_torch, options=["--no-sandbox"])
     results = ccache_results(log)
     assert results["rmsnorm_kernels.cu"] in ("direct_cache_hit", "preprocessed_cache_hit"), results
     # The sources that include torch's headers compiled again.
     assert results["torch_binding.cpp"] == "cache_miss", results
     assert results["rmsnorm_cuda.cpp"] == "cache_miss", results
-    fresh = build_with(other_torch, uncached, {"CCACHE_DISABLE": "1"})
+    fresh = build(kernel_builder, uncached, USERS[0], tmp_path / "home-2" / "user",
+                  python=other_torch, options=["--no-sandbox"])
     assert_same_variants(cached, fresh)
