@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from file_times import FileTimes
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Real build.toml files of the reference's example kernels, vendored (tests/data/build-toml/
 # SOURCE.md); a missing or empty folder is a collection error, never a smaller suite.
@@ -18,6 +20,11 @@ if not any(CORPUS_DIR.glob("*.toml")):
     raise RuntimeError(f"the build.toml corpus is missing: no *.toml in {CORPUS_DIR}")
 VENV_BIN = REPO_ROOT / ".venv" / "bin"
 EXAMPLES = REPO_ROOT / "examples"
+
+
+def pytest_configure(config):
+    # The longest files first, and the seconds of each file in the summary (file_times.py).
+    config.pluginmanager.register(FileTimes(), "kernelhub-file-times")
 
 
 def _binary(name: str) -> Path:

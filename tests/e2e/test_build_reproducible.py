@@ -138,6 +138,22 @@ def build_in_two_folders(kernel_builder, tmp_path, example, variants=(), backend
     return results
 
 
+@pytest.fixture(scope="module")
+def built_in_two_folders(kernel_builder, tmp_path_factory):
+    """build_in_two_folders, once per example and variant in this file: the clone test below
+    compares with the same uncached build as the reproducibility tests (a CUDA build is a
+    minute or two of the suite)."""
+    done = {}
+
+    def get(example, variant):
+        if (example, variant) not in done:
+            folder = tmp_path_factory.mktemp(f"{example}-uncached")
+            done[example, variant] = build_in_two_folders(kernel_builder, folder, example,
+                                                          [variant])
+        return done[example, variant]
+    return get
+
+
 def variant_names(kernel_builder, example: str, marker: str):
     listed = run([kernel_builder, "list-variants", EXAMPLES / example], check=True)
     return [name for name in listed.stdout.split() if marker in name]
@@ -156,9 +172,14 @@ def load_with_reference(metadata_json: bytes):
     return result.stdout.decode().split()
 
 
-def test_cpu_variant_is_reproducible(kernel_builder, tmp_path):
-    cpu = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n]
-    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu", cpu[:1])
+def relu_variant(kernel_builder, kind: str) -> str:
+    if kind == "cpu":
+        return [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n][0]
+    return variant_names(kernel_builder, "relu", "-cu")[0]
+
+
+def test_cpu_variant_is_reproducible(kernel_builder, built_in_two_folders):
+    first, second = built_in_two_folders("relu", relu_variant(kernel_builder, "cpu"))
     assert_same_variants(first, second)
 
     variant = Path(first["variants"][0]["path"])
@@ -177,7 +198,7 @@ def test_cpu_variant_is_reproducible(kernel_builder, tmp_path):
     assert record["toolchain"]["cmake"]
     assert record["flags"]["build-type"] == "Release"
     # Nothing of the machine: no folder, no user, no HOME.
-    for text in (str(tmp_path), "alice", "bob", "s3cret"):
+    for text in (str(variant.parents[3]), "alice", "bob", "s3cret"):
         assert text not in metadata_json.decode()
     assert load_with_reference(metadata_json) == [commit, "False"]
 
@@ -185,9 +206,8 @@ def test_cpu_variant_is_reproducible(kernel_builder, tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: install the CUDA toolkit")
 @pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")
-def test_cuda_variant_is_reproducible(kernel_builder, tmp_path):
-    cuda = variant_names(kernel_builder, "relu", "-cu")
-    first, second = build_in_two_folders(kernel_builder, tmp_path, "relu", cuda[:1])
+def test_cuda_variant_is_reproducible(kernel_builder, built_in_two_folders):
+    first, second = built_in_two_folders("relu", relu_variant(kernel_builder, "cuda"))
     assert_same_variants(first, second)
     record = json.loads((Path(first["variants"][0]["path"]) / "metadata.json").read_text())
     assert record["provenance"]["build"]["toolchain"]["cuda"].startswith("NVIDIA ")
@@ -232,26 +252,20 @@ def ccache_counters(cache_env: dict) -> dict:
         pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")]),
 ])
 def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
-        kernel_builder, tmp_path, kind):
+        kernel_builder, built_in_two_folders, tmp_path, kind):
     """Issue 25: a compiler cache shared between copies of one kernel. kernel-builder makes the
     kernel's folder ccache's base_dir, and the project maps the relative paths ccache then
     hands the compiler to the names it gives the absolute ones. So a second clone, in a folder
     of another depth, takes every object from the first one's cache, and the variant has the
     same bytes as one compiled without ccache. Before, every object of the clone missed (the
     folder was in each command; for nvcc inside -Xcompiler, whose values ccache hashes)."""
-    if kind == "cpu":
-        variants = [n for n in variant_names(kernel_builder, "relu", "-cpu-") if "stable" not in n]
-        backends = ["cpu"]
-    else:
-        variants = variant_names(kernel_builder, "relu", "-cu")
-        backends = ["cuda"]
+    variants = [relu_variant(kernel_builder, kind)]
     # A cache of this test's own, without the machine's ccache.conf (its base_dir, say).
     (tmp_path / "ccache.conf").write_text("")
     cache = {"CCACHE_DIR": str(tmp_path / "ccache"),
              "CCACHE_CONFIGPATH": str(tmp_path / "ccache.conf")}
-    folders = ["a", "b/deeper/than/a", "c"]
-    kernels = [checkout("relu", tmp_path / folder, USERS[0]["mtime"], backends)
-               for folder in folders]
+    kernels = [checkout("relu", tmp_path / folder, USERS[0]["mtime"])
+               for folder in ["a", "b/deeper/than/a"]]
 
     first = build(kernel_builder, kernels[0], USERS[0], tmp_path / "home-0" / "user",
                   variants[:1], ccache=cache)
@@ -264,8 +278,8 @@ def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
     counters = ccache_counters(cache)
     hits = counters["direct_cache_hit"] + counters["preprocessed_cache_hit"]
     assert counters["cache_miss"] == 0 and hits == filled["cache_miss"], counters
-    uncached = build(kernel_builder, kernels[2], USERS[0], tmp_path / "home-2" / "user",
-                     variants[:1])
+    # The same commit built by the same user, in another folder, with ccache off.
+    uncached = built_in_two_folders("relu", variants[0])[0]
     assert_same_variants(first, second)
     assert_same_variants(first, uncached)
 
