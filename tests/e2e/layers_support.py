@@ -4,6 +4,7 @@ our `kernel-builder` in a temporary copy, serve them with `kernelhub serve` (`ke
 upload` as version 1) and run tiny_llama_client.py scenarios against that server."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -22,6 +23,8 @@ ORG = "kernelhub-examples"
 EXAMPLES = REPO_ROOT / "examples"
 
 
+# Memoised: several test modules ask the same at collection, each answer a torch import (~2 s).
+@functools.lru_cache(maxsize=None)
 def venv_python(code: str) -> str:
     if not PYTHON.exists():
         return ""

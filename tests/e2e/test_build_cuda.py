@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
+from layers_support import venv_python
 
 PYTHON = VENV_BIN / "python"
 UNIQUE_ID = example_unique_id("relu")
@@ -30,13 +31,6 @@ def find_nvcc():
         candidates.append(str(Path(os.environ["CUDA_HOME"]) / "bin" / "nvcc"))
     candidates.append("/usr/local/cuda/bin/nvcc")
     return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
-
-
-def venv_python(code):
-    if not PYTHON.exists():
-        return ""
-    result = subprocess.run([str(PYTHON), "-c", code], capture_output=True, text=True)
-    return result.stdout.strip() if result.returncode == 0 else ""
 
 
 def find_cuobjdump(nvcc):

@@ -18,16 +18,14 @@ import subprocess
 import pytest
 
 from conftest import CORPUS_DIR, REPO_ROOT, VENV_BIN, run
+from layers_support import venv_python
 
 PYTHON = VENV_BIN / "python"
 EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi-reference"
 
 
 def _venv_has_tvm_ffi() -> bool:
-    if not PYTHON.exists():
-        return False
-    return subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True,
-                          timeout=120).returncode == 0
+    return venv_python("import tvm_ffi; print('found')") == "found"
 
 
 pytestmark = pytest.mark.skipif(

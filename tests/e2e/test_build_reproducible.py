@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, VENV_BIN, run
+from layers_support import venv_python
 from test_build_cuda import NVCC, TORCH_CUDA
 
 PYTHON = VENV_BIN / "python"
@@ -224,7 +225,7 @@ def test_stable_abi_variant_is_reproducible(kernel_builder, tmp_path):
 
 
 def _venv_has_tvm_ffi() -> bool:
-    return subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True).returncode == 0
+    return venv_python("import tvm_ffi; print('found')") == "found"
 
 
 @pytest.mark.skipif(not PYTHON.exists() or not _venv_has_tvm_ffi(),

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
+from layers_support import venv_python
 from test_check_abi import reference_findings
 
 PYTHON = VENV_BIN / "python"
@@ -25,10 +26,7 @@ EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi"
 
 
 def _venv_has_tvm_ffi() -> bool:
-    if not PYTHON.exists():
-        return False
-    probe = subprocess.run([str(PYTHON), "-c", "import tvm_ffi"], capture_output=True)
-    return probe.returncode == 0
+    return venv_python("import tvm_ffi; print('found')") == "found"
 
 
 pytestmark = pytest.mark.skipif(
