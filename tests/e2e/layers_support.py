@@ -33,6 +33,10 @@ def venv_python(code: str) -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
+def venv_has_tvm_ffi() -> bool:
+    return venv_python("import tvm_ffi; print('found')") == "found"
+
+
 def find_nvcc():
     """Where kernel-builder looks: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin."""
     candidates = [shutil.which("nvcc")]

@@ -18,18 +18,14 @@ import subprocess
 import pytest
 
 from conftest import CORPUS_DIR, REPO_ROOT, VENV_BIN, run
-from layers_support import venv_python
+from layers_support import venv_has_tvm_ffi
 
 PYTHON = VENV_BIN / "python"
 EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi-reference"
 
 
-def _venv_has_tvm_ffi() -> bool:
-    return venv_python("import tvm_ffi; print('found')") == "found"
-
-
 pytestmark = pytest.mark.skipif(
-    not _venv_has_tvm_ffi() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    not venv_has_tvm_ffi() or shutil.which("cmake") is None or shutil.which("ninja") is None,
     reason="needs the .venv with torch and apache-tvm-ffi (requirements-dev.txt), cmake, ninja",
 )
 

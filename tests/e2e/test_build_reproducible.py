@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, VENV_BIN, run
-from layers_support import venv_python
+from layers_support import venv_has_tvm_ffi
 from test_build_cuda import NVCC, TORCH_CUDA
 
 PYTHON = VENV_BIN / "python"
@@ -224,11 +224,7 @@ def test_stable_abi_variant_is_reproducible(kernel_builder, tmp_path):
     assert_same_variants(first, second)
 
 
-def _venv_has_tvm_ffi() -> bool:
-    return venv_python("import tvm_ffi; print('found')") == "found"
-
-
-@pytest.mark.skipif(not PYTHON.exists() or not _venv_has_tvm_ffi(),
+@pytest.mark.skipif(not PYTHON.exists() or not venv_has_tvm_ffi(),
                     reason="needs apache-tvm-ffi in the .venv")
 def test_tvm_ffi_variant_is_reproducible(kernel_builder, tmp_path):
     first, second = build_in_two_folders(kernel_builder, tmp_path, "relu-tvm-ffi",
@@ -260,7 +256,7 @@ def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
     of another depth, takes every object from the first one's cache, and the variant has the
     same bytes as one compiled without ccache. Before, every object of the clone missed (the
     folder was in each command; for nvcc inside -Xcompiler, whose values ccache hashes)."""
-    variants = [relu_variant(kernel_builder, kind)]
+    variant = relu_variant(kernel_builder, kind)
     # A cache of this test's own, without the machine's ccache.conf (its base_dir, say).
     (tmp_path / "ccache.conf").write_text("")
     cache = {"CCACHE_DIR": str(tmp_path / "ccache"),
@@ -269,18 +265,18 @@ def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
                for folder in ["a", "b/deeper/than/a"]]
 
     first = build(kernel_builder, kernels[0], USERS[0], tmp_path / "home-0" / "user",
-                  variants[:1], ccache=cache)
+                  [variant], ccache=cache)
     filled = ccache_counters(cache)
     assert filled["cache_miss"] >= 2, filled  # the kernel's source and the binding, at least
     subprocess.run(["ccache", "-z"], env={**os.environ, **cache}, check=True,
                    capture_output=True)
     second = build(kernel_builder, kernels[1], USERS[0], tmp_path / "home-1" / "user",
-                   variants[:1], ccache=cache)
+                   [variant], ccache=cache)
     counters = ccache_counters(cache)
     hits = counters["direct_cache_hit"] + counters["preprocessed_cache_hit"]
     assert counters["cache_miss"] == 0 and hits == filled["cache_miss"], counters
     # The same commit built by the same user, in another folder, with ccache off.
-    uncached = built_in_two_folders("relu", variants[0])[0]
+    uncached = built_in_two_folders("relu", variant)[0]
     assert_same_variants(first, second)
     assert_same_variants(first, uncached)
 

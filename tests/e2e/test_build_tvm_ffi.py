@@ -18,19 +18,15 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
-from layers_support import venv_python
+from layers_support import venv_has_tvm_ffi
 from test_check_abi import reference_findings
 
 PYTHON = VENV_BIN / "python"
 EXAMPLE = REPO_ROOT / "examples" / "relu-tvm-ffi"
 
 
-def _venv_has_tvm_ffi() -> bool:
-    return venv_python("import tvm_ffi; print('found')") == "found"
-
-
 pytestmark = pytest.mark.skipif(
-    not _venv_has_tvm_ffi() or shutil.which("cmake") is None or shutil.which("ninja") is None,
+    not venv_has_tvm_ffi() or shutil.which("cmake") is None or shutil.which("ninja") is None,
     reason="needs the .venv with torch and apache-tvm-ffi (requirements-dev.txt), cmake, ninja",
 )
 
