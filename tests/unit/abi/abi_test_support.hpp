@@ -10,7 +10,18 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include <kernelhub/abi/abi_data.hpp>
+
 namespace kernelhub::abi::testing {
+
+// The ABI data compiled into the library (the test fails where it does not load).
+inline const AbiData& embedded_data() {
+  auto loaded = embedded_abi_data();
+  EXPECT_TRUE(loaded) << loaded.error().message;
+  return **loaded;
+}
 
 // Compiles `source` into `name` (a shared library in the current directory) with the
 // system's C compiler; returns false when the compiler is missing or fails.

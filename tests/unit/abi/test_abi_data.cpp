@@ -5,21 +5,20 @@
 
 #include <gtest/gtest.h>
 
+#include "abi_test_support.hpp"
+
 namespace kernelhub::abi {
 namespace {
 
-const AbiData& data() {
-  auto loaded = embedded_abi_data();
-  EXPECT_TRUE(loaded) << loaded.error().message;
-  return **loaded;
-}
+using testing::embedded_data;
+
 
 types::Version v(std::string_view text) { return *types::Version::parse(text); }
 
 TEST(AbiData, EmbeddedManylinuxPolicyIsAuditwheels) {
-  const auto& policies = data().manylinux;
+  const auto& policies = embedded_data().manylinux;
   ASSERT_GE(policies.size(), 15u);
-  auto policy = resolve_policy("manylinux_2_28", policies, data().kernel);
+  auto policy = resolve_policy("manylinux_2_28", policies, embedded_data().kernel);
   ASSERT_TRUE(policy);
   const auto& x86 = policy->manylinux->symbol_versions.at("x86_64");
   EXPECT_TRUE(x86.at("GLIBC").contains("2.28"));
@@ -31,7 +30,7 @@ TEST(AbiData, EmbeddedManylinuxPolicyIsAuditwheels) {
 }
 
 TEST(AbiData, EmbeddedPythonStableAbi) {
-  const auto& table = data().python_stable_abi;
+  const auto& table = embedded_data().python_stable_abi;
   EXPECT_GT(table.size(), 900u);  // about 825 functions and 143 data symbols
   ASSERT_NE(table.find("PyBuffer_Release"), nullptr);
   EXPECT_EQ(*table.find("PyBuffer_Release"), v("3.11"));
@@ -43,14 +42,14 @@ TEST(AbiData, EmbeddedPythonStableAbi) {
 }
 
 TEST(AbiData, EmbeddedTorchTables) {
-  const auto& shims = data().torch_shims;
+  const auto& shims = embedded_data().torch_shims;
   EXPECT_GT(shims.size(), 100u);
   ASSERT_NE(shims.find("torch_call_dispatcher"), nullptr);
   EXPECT_EQ(*shims.find("torch_call_dispatcher"), v("2.10"));
   for (auto stem : std::array{"libtorch_cpu", "libc10", "libcudart", "libcublas", "libamdhip64"}) {
-    EXPECT_TRUE(data().torch_library_stems.contains(stem)) << stem;
+    EXPECT_TRUE(embedded_data().torch_library_stems.contains(stem)) << stem;
   }
-  EXPECT_FALSE(data().torch_library_stems.contains("libstdc++"));
+  EXPECT_FALSE(embedded_data().torch_library_stems.contains("libstdc++"));
 }
 
 TEST(AbiData, MissingFileIsAnError) {

@@ -5,13 +5,16 @@
 
 #include <kernelhub/abi/abi_data.hpp>
 
+#include "abi_test_support.hpp"
+
 namespace kernelhub::abi {
 namespace {
 
-const AbiData& data() { return **embedded_abi_data(); }
+using testing::embedded_data;
+
 
 util::Expected<ResolvedPolicy> resolve(std::string_view name) {
-  return resolve_policy(name, data().manylinux, data().kernel);
+  return resolve_policy(name, embedded_data().manylinux, embedded_data().kernel);
 }
 
 TEST(Policy, ResolvesNamesAndAliases) {
@@ -31,7 +34,7 @@ TEST(Policy, KernelPoliciesForTheTwoRequirementGenerations) {
   EXPECT_EQ(strict->name, "strict");
   EXPECT_EQ(strict->manylinux->name, "manylinux_2_27");
   EXPECT_EQ(strict->dynamic_libstdcxx, DynamicLibstdcxx::forbidden);
-  EXPECT_EQ(data().kernel.default_name, "manylinux_2_28");
+  EXPECT_EQ(embedded_data().kernel.default_name, "manylinux_2_28");
 }
 
 TEST(Policy, UnknownNameSuggestsTheClosest) {
@@ -56,7 +59,7 @@ TEST(Policy, KernelPolicyNamingAnUnknownManylinuxPolicy) {
       "policies": [{"name": "p", "manylinux": "manylinux_9_99",
                     "dynamic_libstdcxx": "allowed"}]})");
   ASSERT_TRUE(kernel);
-  auto result = resolve_policy("p", data().manylinux, *kernel);
+  auto result = resolve_policy("p", embedded_data().manylinux, *kernel);
   ASSERT_FALSE(result);
   EXPECT_NE(result.error().message.find("manylinux_9_99"), std::string::npos);
 }

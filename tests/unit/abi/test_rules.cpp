@@ -6,12 +6,15 @@
 
 #include <kernelhub/abi/abi_data.hpp>
 
+#include "abi_test_support.hpp"
+
 namespace kernelhub::abi {
 namespace {
 
-const AbiData& data() { return **embedded_abi_data(); }
+using testing::embedded_data;
+
 ResolvedPolicy policy(std::string_view name) {
-  return *resolve_policy(name, data().manylinux, data().kernel);
+  return *resolve_policy(name, embedded_data().manylinux, embedded_data().kernel);
 }
 types::Version v(std::string_view text) { return *types::Version::parse(text); }
 
@@ -94,7 +97,8 @@ TEST(DependencyRule, WhitelistTorchAndLoader) {
   file.needed = {"libc.so.6", "libstdc++.so.6", "ld-linux-x86-64.so.2", "libtorch_cpu.so",
                  "libcudart.so.12", "libfoo.so.1"};
   ViolationCollector sink;
-  check_dependencies(file, policy("manylinux_2_28"), data().torch_library_stems, "lib.so", sink);
+  check_dependencies(file, policy("manylinux_2_28"), embedded_data().torch_library_stems, "lib.so",
+                     sink);
   ASSERT_EQ(sink.all().size(), 1u);
   EXPECT_EQ(sink.all()[0].symbol, "libfoo.so.1");
   EXPECT_EQ(sink.all()[0].rule, Rule::dependency);
@@ -104,12 +108,13 @@ TEST(DependencyRule, StrictPolicyForbidsDynamicLibstdcxx) {
   auto file = x86_library();
   file.needed = {"libc.so.6", "libstdc++.so.6"};
   ViolationCollector sink;
-  check_dependencies(file, policy("strict"), data().torch_library_stems, "lib.so", sink);
+  check_dependencies(file, policy("strict"), embedded_data().torch_library_stems, "lib.so", sink);
   ASSERT_EQ(sink.all().size(), 1u);
   EXPECT_EQ(sink.all()[0].symbol, "libstdc++.so.6");
   EXPECT_NE(sink.all()[0].message.find("\"strict\""), std::string::npos);
   ViolationCollector current;
-  check_dependencies(file, policy("current"), data().torch_library_stems, "lib.so", current);
+  check_dependencies(file, policy("current"), embedded_data().torch_library_stems, "lib.so",
+                     current);
   EXPECT_TRUE(current.all().empty());
 }
 
@@ -126,7 +131,7 @@ TEST(PythonAbiRule, TooNewAndNonStableSymbols) {
   std::vector<std::string> undefined = {"PyBuffer_Release", "PyLong_AsLong", "_PyObject_New",
                                         "_PyObject_GetDictPtr", "malloc", "Python_thing"};
   ViolationCollector sink;
-  check_python_abi(undefined, data().python_stable_abi, v("3.9"), "lib.so", sink);
+  check_python_abi(undefined, embedded_data().python_stable_abi, v("3.9"), "lib.so", sink);
   auto found = sink.sorted();
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].symbol, "PyBuffer_Release");
@@ -136,7 +141,8 @@ TEST(PythonAbiRule, TooNewAndNonStableSymbols) {
   EXPECT_NE(found[2].message.find("not part of the Python stable ABI"), std::string::npos);
 
   ViolationCollector newer;
-  check_python_abi({"PyBuffer_Release"}, data().python_stable_abi, v("3.11"), "lib.so", newer);
+  check_python_abi({"PyBuffer_Release"}, embedded_data().python_stable_abi, v("3.11"), "lib.so",
+                   newer);
   EXPECT_TRUE(newer.all().empty());
 }
 
@@ -150,7 +156,7 @@ TEST(TorchStableAbiRule, ShimVersionsAndUnstableCxxSymbols) {
       "_ZN5torch6stable6detail1fEv",   // torch::stable: allowed
       "_ZNSt6vectorIiSaIiEE9push_backEv", "malloc"};
   ViolationCollector sink;
-  check_torch_stable_abi(undefined, data().torch_shims, v("2.10"), "lib.so", sink);
+  check_torch_stable_abi(undefined, embedded_data().torch_shims, v("2.10"), "lib.so", sink);
   auto found = sink.sorted();
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].symbol, "_ZN3c105ErrorD1Ev");
@@ -160,8 +166,8 @@ TEST(TorchStableAbiRule, ShimVersionsAndUnstableCxxSymbols) {
   EXPECT_EQ(found[2].version, "2.12");
 
   ViolationCollector later;
-  check_torch_stable_abi({"aoti_torch_cpu__grouped_mm"}, data().torch_shims, v("2.12"), "lib.so",
-                         later);
+  check_torch_stable_abi({"aoti_torch_cpu__grouped_mm"}, embedded_data().torch_shims, v("2.12"),
+                         "lib.so", later);
   EXPECT_TRUE(later.all().empty());
 }
 

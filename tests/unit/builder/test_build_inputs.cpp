@@ -9,15 +9,14 @@
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using kernelhub::testing::write;
 
 std::string toml(int version) {
   return "[general]\nname = \"relu\"\nversion = " + std::to_string(version) +

@@ -15,6 +15,8 @@
 #include <kernelhub/builder/build_kernel.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
@@ -64,10 +66,7 @@ class FakeRunner final : public CommandRunner {
   }
 };
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using kernelhub::testing::write;
 
 void write_relu_kernel() {
   write("relu/build.toml", R"([general]

@@ -9,17 +9,14 @@
 #include <kernelhub/builder/file_difference.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  if (path.has_parent_path()) {
-    fs::create_directories(path.parent_path());
-  }
-  std::ofstream(path, std::ios::binary) << text;
-}
+using kernelhub::testing::write;
 
 TEST(FileDifference, TextNamesTheFirstDifferingLine) {
   EXPECT_EQ(describe_difference("a\nb\n", "a\nb\n"), std::nullopt);

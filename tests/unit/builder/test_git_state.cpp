@@ -9,6 +9,8 @@
 
 #include <kernelhub/builder/git_state.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
@@ -29,10 +31,7 @@ std::string git(const std::string& args) {
   return out.substr(0, out.find('\n'));
 }
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using kernelhub::testing::write;
 
 TEST(GitState, OutsideGitThereIsNone) {
   fs::create_directories("plain");

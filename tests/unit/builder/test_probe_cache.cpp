@@ -6,6 +6,8 @@
 
 #include <kernelhub/builder/probe_cache.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
@@ -34,10 +36,7 @@ struct FakeRunner final : CommandRunner {
   std::optional<fs::path> find_program(const std::string& program) override { return program; }
 };
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path().empty() ? "." : path.parent_path());
-  std::ofstream(path) << content;
-}
+using kernelhub::testing::write;
 
 TEST(ProbeCache, AnswersFromTheCacheUntilTorchChanges) {
   write("python", "");

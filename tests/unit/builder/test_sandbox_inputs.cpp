@@ -8,15 +8,14 @@
 #include <kernelhub/config/build_config.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << text;
-}
+using kernelhub::testing::write;
 
 TEST(SandboxInputs, ReadsCcachesFoldersAndConfigFiles) {
   const auto folders = parse_ccache_config(

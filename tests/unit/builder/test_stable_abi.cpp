@@ -8,17 +8,14 @@
 #include <kernelhub/codegen/create_project.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 
+#include "../config/reader_test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
 using types::Backend;
 
-config::BuildConfig parse_config(std::string_view text) {
-  util::DiagnosticCollector sink;
-  auto inspection = config::inspect_build_config(text, "build.toml", sink);
-  EXPECT_TRUE(inspection.loaded.has_value()) << "build.toml did not parse";
-  return inspection.loaded ? inspection.loaded->config : config::BuildConfig{};
-}
+using config::testing::parse_config;
 
 TorchEnvironment torch_at(std::string_view version, std::string os = "linux") {
   TorchEnvironment torch;

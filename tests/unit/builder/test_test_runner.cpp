@@ -7,16 +7,15 @@
 
 #include <kernelhub/builder/test_runner.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::builder {
 namespace {
 
 namespace fs = std::filesystem;
 using Names = std::vector<std::string>;
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << content;
-}
+using kernelhub::testing::write;
 
 variants::SystemInfo cpu_machine() {
   variants::SystemInfo system;

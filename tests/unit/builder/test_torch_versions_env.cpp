@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-variants::ReleaseVersion release(std::string_view text) {
+variants::ReleaseVersion release_of(std::string_view text) {
   return variants::ReleaseVersion::parse(text).value();
 }
 
@@ -62,12 +62,12 @@ class FakeEnvRunner final : public CommandRunner {
 };
 
 TEST(TorchVersionsEnv, LayoutIsOneFolderPerRelease) {
-  const auto layout = torch_env_layout("/cache/torch-envs", release("2.14"));
+  const auto layout = torch_env_layout("/cache/torch-envs", release_of("2.14"));
   EXPECT_EQ(layout.dir, fs::path("/cache/torch-envs/2.14"));
   EXPECT_EQ(layout.python, fs::path("/cache/torch-envs/2.14/bin/python"));
   EXPECT_EQ(layout.ready, fs::path("/cache/torch-envs/2.14/.kernelhub-ready"));
   EXPECT_EQ(layout.lock, fs::path("/cache/torch-envs/2.14.lock"));
-  EXPECT_EQ(torch_requirement(release("2.14")), "torch==2.14.*");
+  EXPECT_EQ(torch_requirement(release_of("2.14")), "torch==2.14.*");
 }
 
 TEST(TorchVersionsEnv, RootFollowsXdgCacheHome) {
@@ -83,8 +83,8 @@ TEST(TorchVersionsEnv, RootFollowsXdgCacheHome) {
 }
 
 TEST(TorchVersionsEnv, LeanCommandsInstallTorchWithoutItsCudaWheels) {
-  const auto layout = torch_env_layout("/c", release("2.14"));
-  const auto commands = lean_torch_env_commands(layout, "/base/python", release("2.14"), false);
+  const auto layout = torch_env_layout("/c", release_of("2.14"));
+  const auto commands = lean_torch_env_commands(layout, "/base/python", release_of("2.14"), false);
   ASSERT_EQ(commands.size(), 3U);
   EXPECT_EQ(commands[0].argv, (std::vector<std::string>{"/base/python", "-m", "venv", "/c/2.14"}));
   EXPECT_EQ(commands[1].argv.front(), "/c/2.14/bin/python");
@@ -95,7 +95,8 @@ TEST(TorchVersionsEnv, LeanCommandsInstallTorchWithoutItsCudaWheels) {
             commands[1].argv.end());
   EXPECT_NE(std::find(commands[2].argv.begin(), commands[2].argv.end(), "sympy"),
             commands[2].argv.end());
-  const auto with_progress = lean_torch_env_commands(layout, "/base/python", release("2.14"), true);
+  const auto with_progress =
+      lean_torch_env_commands(layout, "/base/python", release_of("2.14"), true);
   EXPECT_EQ(std::find(with_progress[1].argv.begin(), with_progress[1].argv.end(), "--progress-bar"),
             with_progress[1].argv.end());
 }
@@ -104,7 +105,7 @@ TEST(TorchVersionsEnv, MakesALeanEnvironmentBorrowingTheCudaLibraries) {
   FakeEnvRunner runner;
   fs::create_directories(runner.base_site / "nvidia");
   const auto root = fs::absolute("envs");
-  const auto python = ensure_torch_env(root, release("2.14"), "/base/python", runner);
+  const auto python = ensure_torch_env(root, release_of("2.14"), "/base/python", runner);
   ASSERT_TRUE(python.has_value()) << python.error().message;
   EXPECT_EQ(*python, root / "2.14" / "bin" / "python");
   EXPECT_TRUE(runner.ran("--no-deps"));
@@ -115,7 +116,7 @@ TEST(TorchVersionsEnv, MakesALeanEnvironmentBorrowingTheCudaLibraries) {
 
   // Made once: a second call runs nothing.
   runner.runs.clear();
-  ASSERT_TRUE(ensure_torch_env(root, release("2.14"), "/base/python", runner).has_value());
+  ASSERT_TRUE(ensure_torch_env(root, release_of("2.14"), "/base/python", runner).has_value());
   EXPECT_TRUE(runner.runs.empty());
 }
 
@@ -123,7 +124,7 @@ TEST(TorchVersionsEnv, AHalfMadeEnvironmentIsMadeAgain) {
   FakeEnvRunner runner;
   const auto root = fs::absolute("envs");
   fs::create_directories(root / "2.14" / "leftover");
-  ASSERT_TRUE(ensure_torch_env(root, release("2.14"), "/base/python", runner).has_value());
+  ASSERT_TRUE(ensure_torch_env(root, release_of("2.14"), "/base/python", runner).has_value());
   EXPECT_FALSE(fs::exists(root / "2.14" / "leftover"));
   // No nvidia/ to borrow: torch is installed with its dependencies.
   EXPECT_FALSE(runner.ran("--no-deps"));
@@ -133,7 +134,8 @@ TEST(TorchVersionsEnv, AHalfMadeEnvironmentIsMadeAgain) {
 TEST(TorchVersionsEnv, ATorchThatStillCannotImportIsAnError) {
   FakeEnvRunner runner;
   runner.imports = false;
-  const auto result = ensure_torch_env(fs::absolute("envs"), release("2.14"), "/base/python", runner);
+  const auto result =
+      ensure_torch_env(fs::absolute("envs"), release_of("2.14"), "/base/python", runner);
   ASSERT_FALSE(result.has_value());
   EXPECT_NE(result.error().message.find("cannot be imported"), std::string::npos);
   EXPECT_FALSE(fs::exists(fs::absolute("envs") / "2.14" / ".kernelhub-ready"));

@@ -18,7 +18,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-constexpr std::string_view k_build_toml = R"py([general]
+constexpr std::string_view k_imports_build_toml = R"py([general]
 name = "my-kernel"
 version = 1
 edition = 5
@@ -34,14 +34,14 @@ python-depends = ["nvidia-cutlass-dsl"]
 
 KernelImports kernel() {
   util::DiagnosticCollector sink;
-  auto loaded = config::read_build_config(k_build_toml, "build.toml", sink);
+  auto loaded = config::read_build_config(k_imports_build_toml, "build.toml", sink);
   EXPECT_TRUE(loaded.has_value());
   std::filesystem::create_directories("torch-ext/my_kernel/layers");
   std::ofstream("torch-ext/my_kernel/utils.py") << "\n";
   return kernel_imports(loaded->config, "torch-ext/my_kernel");
 }
 
-std::vector<util::Diagnostic> check(std::string_view source) {
+std::vector<util::Diagnostic> check_imports(std::string_view source) {
   util::DiagnosticCollector sink;
   check_python_imports("k.py", source, kernel(), ImportPolicy::builtin(), sink);
   return sink.sorted();
@@ -49,7 +49,7 @@ std::vector<util::Diagnostic> check(std::string_view source) {
 
 std::vector<std::string> lines(std::string_view source) {
   std::vector<std::string> out;
-  for (const auto& d : check(source)) {
+  for (const auto& d : check_imports(source)) {
     if (d.severity == util::Severity::note) {
       continue;  // optional imports allowed
     }
@@ -87,7 +87,7 @@ from .layers.norm import RMSNorm
 }
 
 TEST(PythonImportsCheck, OwnModulesMustBeRelative) {
-  auto found = check("import my_kernel\nfrom my_kernel.utils import helper\nimport utils\n"
+  auto found = check_imports("import my_kernel\nfrom my_kernel.utils import helper\nimport utils\n"
                      "from _ops import ops\n");
   ASSERT_EQ(found.size(), 4u);
   EXPECT_EQ(found[0].message, "the kernel's own package \"my_kernel\" is imported absolutely");
@@ -98,7 +98,7 @@ TEST(PythonImportsCheck, OwnModulesMustBeRelative) {
 }
 
 TEST(PythonImportsCheck, UndeclaredPackagesAreReportedWithAHint) {
-  auto found = check("import numpy as np\n\ndef f():\n    from helion import kernel\n"
+  auto found = check_imports("import numpy as np\n\ndef f():\n    from helion import kernel\n"
                      "    import nki\n");
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].location.line, 1u);
@@ -169,7 +169,7 @@ TEST(PythonImportsCheck, TheLoadersGetKernelDepIsAllowed) {
 }
 
 TEST(PythonImportsCheck, OtherLoaderNamesPointAtKernelDepends) {
-  auto found = check("from kernels import get_kernel_dep, get_kernel\n"
+  auto found = check_imports("from kernels import get_kernel_dep, get_kernel\n"
                      "from kernelhub import has_kernel\n");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].message,
@@ -235,7 +235,7 @@ src = ["k.cpp"]
 // Diagnostics of `source` in a [tvm-ffi] kernel (tvm == true) or the torch kernel above.
 std::vector<util::Diagnostic> check_in(std::string_view source, bool tvm) {
   util::DiagnosticCollector config_sink;
-  auto loaded = config::read_build_config(tvm ? k_tvm_ffi_toml : k_build_toml, "build.toml",
+  auto loaded = config::read_build_config(tvm ? k_tvm_ffi_toml : k_imports_build_toml, "build.toml",
                                           config_sink);
   EXPECT_TRUE(loaded.has_value());
   const std::string package = tvm ? "tvm-ffi-ext/my_kernel" : "torch-ext/my_kernel";
@@ -350,7 +350,7 @@ TEST(PythonImportsCheck, TvmFfiOpsFlagsAreTheTemplates) {
 }
 
 TEST(PythonImportsCheck, OptionalImportsAreNotes) {
-  const auto found = check("try:\n    import jax\nexcept ImportError:\n    jax = None\n"
+  const auto found = check_imports("try:\n    import jax\nexcept ImportError:\n    jax = None\n"
                            "if jax:\n    import jax_tvm_ffi\n");
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].severity, util::Severity::note);

@@ -9,23 +9,18 @@
 #include <kernelhub/codegen/card.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 
+#include "../test_support.hpp"
+#include "../config/reader_test_support.hpp"
+
 namespace kernelhub::codegen {
 namespace {
 
 namespace fs = std::filesystem;
 using Names = std::vector<std::string>;
 
-config::BuildConfig parse_config(std::string_view text) {
-  util::DiagnosticCollector sink;
-  auto inspection = config::inspect_build_config(text, "build.toml", sink);
-  EXPECT_TRUE(inspection.loaded.has_value()) << "build.toml did not parse";
-  return inspection.loaded ? inspection.loaded->config : config::BuildConfig{};
-}
+using config::testing::parse_config;
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << content;
-}
+using kernelhub::testing::write;
 
 constexpr std::string_view k_config = R"([general]
 name = "act-fn"

@@ -8,6 +8,8 @@
 #include <kernelhub/codegen/file_set.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::codegen {
 namespace {
 
@@ -23,10 +25,7 @@ FileSet sample_set() {
 
 std::string read(const fs::path& path) { return util::read_file(path).value(); }
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path().empty() ? "." : path.parent_path());
-  std::ofstream(path) << content;
-}
+using kernelhub::testing::write;
 
 TEST(FileSet, KeepsFilesSortedAndRejectsBadPaths) {
   FileSet files = sample_set();

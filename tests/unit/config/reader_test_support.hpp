@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/util/diagnostic.hpp>
 
@@ -55,5 +57,13 @@ inline constexpr std::string_view k_general5 =
     "backends = [\"cuda\"]\n";
 
 inline constexpr std::string_view k_torch = "[torch]\nsrc = [\"a.cpp\"]\n";
+
+// The config of an inline build.toml that must parse (the test fails where it does not).
+inline BuildConfig parse_config(std::string_view text) {
+  util::DiagnosticCollector sink;
+  auto inspection = inspect_build_config(text, "build.toml", sink);
+  EXPECT_TRUE(inspection.loaded.has_value()) << "build.toml did not parse";
+  return inspection.loaded ? inspection.loaded->config : BuildConfig{};
+}
 
 }  // namespace kernelhub::config::testing

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "reader_test_support.hpp"
+#include "../test_support.hpp"
 
 namespace kernelhub::config {
 namespace {
@@ -39,11 +40,7 @@ std::string with_kernel(std::string_view extra) {
          std::string(extra);
 }
 
-std::string replace(std::string text, std::string_view from, std::string_view to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return text.replace(at, from.size(), to);
-}
+using kernelhub::testing::replace;
 
 const std::string k_kernel_name_rules =
     "a name is lowercase letters, digits and dashes, starts with a letter, ends with a letter or "

@@ -6,6 +6,8 @@
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/config/edition_upgrade.hpp>
 
+#include "../test_support.hpp"
+
 using namespace kernelhub;
 using namespace kernelhub::config;
 
@@ -69,11 +71,7 @@ depends = ["torch"]
 src = ["relu_cuda/relu.cu"]
 )";
 
-std::string replace(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? text : text.replace(at, from.size(), to);
-}
+using kernelhub::testing::replace;
 
 }  // namespace
 

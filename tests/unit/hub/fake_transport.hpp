@@ -160,6 +160,9 @@ private:
 
 // A client of http://hub:8080 with a token over a FakeTransport: no progress bar, no waiting
 // between retries.
+// The kernel repo the hub tests talk about.
+inline RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+
 struct FakeHub {
   std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
 

@@ -5,12 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::hub {
 namespace {
 
-void write(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary) << content;
-}
+using kernelhub::testing::write;
 
 std::string read_all(FileSliceReader& reader, std::size_t piece, std::size_t& largest) {
   std::string out;

@@ -25,7 +25,7 @@ using testing::FakeTransport;
 
 const std::string k_sha = std::string(40, 'c');
 
-struct Fixture {
+struct ClientFixture {
   std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
   std::vector<std::chrono::milliseconds> sleeps;
 
@@ -41,7 +41,7 @@ struct Fixture {
   }
 };
 
-RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+using testing::kernel_repo;
 
 std::string read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -51,7 +51,7 @@ std::string read(const std::string& path) {
 }
 
 TEST(HubClient, OfflineMakesNoRequest) {
-  Fixture f;
+  ClientFixture f;
   auto client = f.client(/*offline=*/true);
   auto info = client.repo_info(kernel_repo(), "main");
   ASSERT_FALSE(info);
@@ -62,7 +62,7 @@ TEST(HubClient, OfflineMakesNoRequest) {
 }
 
 TEST(HubClient, RepoInfoUsesRevisionFormAndSendsTokenAndAgent) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(200, {}, R"({"id":"org/relu","sha":")" + k_sha +
                                  R"(","siblings":[{"rfilename":"README.md"}]})");
   auto info = f.client().repo_info(kernel_repo(), "feature/x");
@@ -76,7 +76,7 @@ TEST(HubClient, RepoInfoUsesRevisionFormAndSendsTokenAndAgent) {
 }
 
 TEST(HubClient, NotFoundKindsComeFromErrorCode) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(404, {{"X-Error-Code", "RepoNotFound"}}, R"({"error":"nope"})");
   auto info = f.client().repo_info(kernel_repo());
   ASSERT_FALSE(info);
@@ -85,7 +85,7 @@ TEST(HubClient, NotFoundKindsComeFromErrorCode) {
 }
 
 TEST(HubClient, RetriesServerErrorsWithBackoffThenSucceeds) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(503);
   f.transport->push(FakeTransport::broken());
   f.transport->push(429, {{"Retry-After", "3"}});
@@ -102,7 +102,7 @@ TEST(HubClient, RetriesServerErrorsWithBackoffThenSucceeds) {
 }
 
 TEST(HubClient, RetriesAreBounded) {
-  Fixture f;
+  ClientFixture f;
   for (int i = 0; i < 5; ++i) {
     f.transport->push(500);
   }
@@ -148,7 +148,7 @@ TEST(HubClient, ARefusedConnectionIsNotRetriedAndNamesTheHub) {
 }
 
 TEST(HubClient, TreeFollowsLinkPages) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(200, {{"Link", R"(<http://hub:8080/api/kernels/org/relu/tree/x?cursor=1>; rel="next")"}},
                     R"([{"type":"directory","oid":"d","size":0,"path":"build/torch-cpu"}])");
   f.transport->push(200, {},
@@ -165,7 +165,7 @@ TEST(HubClient, TreeFollowsLinkPages) {
 }
 
 TEST(HubClient, MetadataFollowsRelativeRedirectsOnly) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(307, {{"Location", "/kernels/org/renamed/resolve/main/a.txt?x=1"}});
   f.transport->push(302, {{"Location", "https://cdn.example/blob"},
                           {"X-Linked-Etag", "\"" + std::string(64, 'e') + "\""},
@@ -182,7 +182,7 @@ TEST(HubClient, MetadataFollowsRelativeRedirectsOnly) {
 }
 
 TEST(HubClient, MetadataOfPlainFile) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(200, {{"ETag", "W/\"abc\""}, {"X-Repo-Commit", k_sha}, {"Content-Length", "9"}});
   auto metadata = f.client().file_metadata(kernel_repo(), "v1", "a b.txt");
   ASSERT_TRUE(metadata);
@@ -192,7 +192,7 @@ TEST(HubClient, MetadataOfPlainFile) {
 }
 
 TEST(HubClient, MetadataMissingFileKeepsRepoCommit) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(404, {{"X-Error-Code", "EntryNotFound"}, {"X-Repo-Commit", k_sha}});
   auto metadata = f.client().file_metadata(kernel_repo(), "v1", "kernel-status.toml");
   ASSERT_FALSE(metadata);
@@ -205,7 +205,7 @@ FileMetadata metadata_for(const std::string& content, std::string location) {
 }
 
 TEST(HubClient, DownloadVerifiesTheGitBlobSha) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "hello kernel\n";
   f.transport->push(200, {}, content);
   DownloadTask task{kernel_repo(), k_sha, "a.txt", "blobs/a.part",
@@ -217,7 +217,7 @@ TEST(HubClient, DownloadVerifiesTheGitBlobSha) {
 }
 
 TEST(HubClient, DownloadRejectsCorruptBytesAndRemovesThem) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "hello kernel\n";
   f.transport->push(200, {}, "hello kernEl\n");
   DownloadTask task{kernel_repo(), k_sha, "a.txt", "a.part",
@@ -229,7 +229,7 @@ TEST(HubClient, DownloadRejectsCorruptBytesAndRemovesThem) {
 }
 
 TEST(HubClient, DownloadResumesWithRangeAfterABrokenStream) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "0123456789abcdef";
   std::ofstream("a.part", std::ios::binary) << "0123";
   f.transport->push(FakeTransport::broken(206, {{"Content-Range", "bytes 4-15/16"}}, "4567"));
@@ -247,7 +247,7 @@ TEST(HubClient, DownloadResumesWithRangeAfterABrokenStream) {
 // The hash is taken while the bytes arrive; on a resume the bytes already on disk are read
 // back into it, so a leftover that does not match the file still fails the check.
 TEST(HubClient, DownloadResumedOverCorruptLeftoverBytesFailsTheCheck) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "0123456789abcdef";
   std::ofstream("a.part", std::ios::binary) << "0X23";
   f.transport->push(206, {{"Content-Range", "bytes 4-15/16"}}, "456789abcdef");
@@ -261,7 +261,7 @@ TEST(HubClient, DownloadResumedOverCorruptLeftoverBytesFailsTheCheck) {
 }
 
 TEST(HubClient, DownloadRestartsWhenTheServerIgnoresRange) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "0123456789";
   std::ofstream("a.part", std::ios::binary) << "XXXX";
   f.transport->push(200, {}, content);
@@ -273,7 +273,7 @@ TEST(HubClient, DownloadRestartsWhenTheServerIgnoresRange) {
 }
 
 TEST(HubClient, DownloadDropsTheTokenWhenRedirectedToAnotherHost) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "cdn bytes";
   f.transport->push(302, {{"Location", "http://cdn:9000/blob/1"}});
   f.transport->push(200, {}, content);
@@ -287,7 +287,7 @@ TEST(HubClient, DownloadDropsTheTokenWhenRedirectedToAnotherHost) {
 }
 
 TEST(HubClient, EmptyFileNeedsNoGet) {
-  Fixture f;
+  ClientFixture f;
   DownloadTask task{kernel_repo(), k_sha, "empty", "e.part", metadata_for("", "http://hub:8080/x")};
   auto result = f.client().download(task);
   ASSERT_TRUE(result) << result.error().message;
@@ -296,7 +296,7 @@ TEST(HubClient, EmptyFileNeedsNoGet) {
 }
 
 TEST(HubClient, DownloadAllKeepsTaskOrder) {
-  Fixture f;
+  ClientFixture f;
   std::vector<DownloadTask> tasks;
   for (int i = 0; i < 3; ++i) {
     // The same body for every task, so the order the threads take the replies in is irrelevant.
@@ -317,7 +317,7 @@ TEST(HubClient, DownloadAllKeepsTaskOrder) {
 }
 
 TEST(HubClient, CreateRepoTreatsConflictAsSuccessAndReadsUrl) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(409, {}, R"({"error":"exists","url":"http://hub:8080/kernels/org/relu"})");
   auto url = f.client().create_repo(kernel_repo());
   ASSERT_TRUE(url) << url.error().message;
@@ -331,7 +331,7 @@ TEST(HubClient, CreateRepoTreatsConflictAsSuccessAndReadsUrl) {
 }
 
 TEST(HubClient, BranchAndTagUrlsQuoteRevisions) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(200);
   f.transport->push(409);
   f.transport->push(200);
@@ -344,7 +344,7 @@ TEST(HubClient, BranchAndTagUrlsQuoteRevisions) {
 }
 
 TEST(HubClient, PreuploadBatchesAndParsesAnswers) {
-  Fixture f;
+  ClientFixture f;
   std::vector<PreuploadFile> files;
   for (int i = 0; i < 300; ++i) {
     files.push_back(PreuploadFile{"f" + std::to_string(i), 3, "abc"});
@@ -371,7 +371,7 @@ TEST(HubClient, PreuploadBatchesAndParsesAnswers) {
 }
 
 TEST(HubClient, CommitSendsNdjson) {
-  Fixture f;
+  ClientFixture f;
   std::ofstream("local.bin", std::ios::binary) << "from disk";
   f.transport->push(200, {}, R"({"commitOid":")" + k_sha + R"(","commitUrl":"http://hub:8080/kernels/org/relu/commit/x"})");
   std::vector<CommitOperation> operations{
@@ -402,7 +402,7 @@ TEST(HubClient, CommitSendsNdjson) {
 
 // The lfsFile line of _commit_api.py's _prepare_commit_payload, fields in its order.
 TEST(HubClient, CommitSendsLfsFileLines) {
-  Fixture f;
+  ClientFixture f;
   f.transport->push(200, {}, R"({"commitOid":")" + k_sha + R"(","commitUrl":"u"})");
   const std::string oid(64, 'e');
   CommitOperation lfs{CommitOperation::Kind::add_lfs_file, "build/torch-cpu/_relu.so", std::nullopt, {}};
@@ -424,7 +424,7 @@ FileMetadata lfs_metadata(const std::string& content, std::string location) {
 // checked against the sha256 of X-Linked-Etag; an interrupted download resumes there with Range
 // and without the token.
 TEST(HubClient, LfsDownloadFollowsTheCdnRedirectResumesAndChecksTheSha256) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "0123456789abcdef";
   std::ofstream("w.part", std::ios::binary) << "0123";
   f.transport->push(302, {{"Location", "http://cdn:9000/blob/w?sig=1"}});
@@ -450,7 +450,7 @@ TEST(HubClient, LfsDownloadFollowsTheCdnRedirectResumesAndChecksTheSha256) {
 // that breaks after 1.5 MiB leaves every byte it delivered on disk (none left in the gather
 // buffer), the resume appends the rest, and the sha256 taken on the way covers both parts.
 TEST(HubClient, LfsDownloadInSmallPiecesKeepsEveryByteOfABrokenStream) {
-  Fixture f;
+  ClientFixture f;
   std::string content;
   for (std::size_t i = 0; content.size() < (5u << 19) + 7; ++i) {
     content += fmt::format("{:08x}", i * 2654435761u);
@@ -477,7 +477,7 @@ TEST(HubClient, LfsDownloadInSmallPiecesKeepsEveryByteOfABrokenStream) {
 }
 
 TEST(HubClient, LfsDownloadRefusesBytesThatDoNotHashToTheSha256) {
-  Fixture f;
+  ClientFixture f;
   const std::string content = "0123456789";
   f.transport->push(302, {{"Location", "http://cdn:9000/blob/w"}});
   f.transport->push(200, {}, "0123456780");
@@ -493,7 +493,7 @@ TEST(HubClient, LfsDownloadRefusesBytesThatDoNotHashToTheSha256) {
 // The HEAD of an LFS file (hub-api.md §2.4): the blob's name and size come from X-Linked-Etag
 // and X-Linked-Size, the bytes from the absolute Location, which is not followed by the HEAD.
 TEST(HubClient, MetadataOfAnLfsFileNamesTheSha256AndTheCdnLocation) {
-  Fixture f;
+  ClientFixture f;
   const std::string sha256(64, 'd');
   f.transport->push(302, {{"Location", "https://cdn.example/blob?sig=2"},
                           {"X-Linked-Etag", "\"" + sha256 + "\""},
@@ -510,7 +510,7 @@ TEST(HubClient, MetadataOfAnLfsFileNamesTheSha256AndTheCdnLocation) {
 }
 
 TEST(HubClient, CommitRefusesDangerousPaths) {
-  Fixture f;
+  ClientFixture f;
   for (const char* path : {"../x", "a/.git/config", ".cache/huggingface/x", "a/./b"}) {
     std::vector<CommitOperation> operations{{CommitOperation::Kind::add_file, path, std::nullopt, "x"}};
     auto result = f.client().commit(kernel_repo(), "main", operations, "msg");

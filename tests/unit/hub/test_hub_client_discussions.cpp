@@ -14,7 +14,7 @@ using testing::FakeTransport;
 
 using Fixture = testing::FakeHub;
 
-RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+using testing::kernel_repo;
 
 json listed(long num) {
   return {{"num", num},

@@ -17,12 +17,12 @@ namespace {
 using testing::FakeReply;
 using testing::FakeTransport;
 
-const std::string k_sha = std::string(40, 'c');
+const std::string k_commit = std::string(40, 'c');
 const std::string k_resolve = "http://hub:8080/kernels/org/relu/resolve/x/a.txt";
 
 using Fixture = testing::FakeHub;
 
-RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+using testing::kernel_repo;
 
 TEST(HubUrl, OnlyHttpAndHttpsAreHttpUrls) {
   EXPECT_TRUE(is_http_url("http://hub:8080/x"));
@@ -36,8 +36,8 @@ TEST(HubUrl, OnlyHttpAndHttpsAreHttpUrls) {
 TEST(HubClientHostile, DownloadRefusesARedirectToGopher) {
   Fixture f;
   f.transport->push(302, {{"Location", "gopher://127.0.0.1:7070/_PAYLOAD"}});
-  DownloadTask task{kernel_repo(), k_sha, "a.txt", "g.part",
-                    FileMetadata{k_sha, std::string(40, 'a'), 5, k_resolve}};
+  DownloadTask task{kernel_repo(), k_commit, "a.txt", "g.part",
+                    FileMetadata{k_commit, std::string(40, 'a'), 5, k_resolve}};
   auto result = f.client().download(task);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::invalid_response);
@@ -52,7 +52,7 @@ TEST(HubClientHostile, MetadataRefusesAnAbsoluteRedirectToAFile) {
   f.transport->push(302, {{"Location", "file:///etc/passwd"},
                           {"X-Linked-Etag", "\"" + std::string(64, 'e') + "\""},
                           {"X-Linked-Size", "12"},
-                          {"X-Repo-Commit", k_sha}});
+                          {"X-Repo-Commit", k_commit}});
   auto metadata = f.client().file_metadata(kernel_repo(), "main", "a.txt");
   ASSERT_FALSE(metadata);
   EXPECT_EQ(metadata.error().kind, ErrorKind::invalid_response);
@@ -62,7 +62,7 @@ TEST(HubClientHostile, MetadataRefusesAnAbsoluteRedirectToAFile) {
 TEST(HubClientHostile, TreeRefusesANextPageOfAnotherScheme) {
   Fixture f;
   f.transport->push(200, {{"Link", R"(<file:///etc/passwd>; rel="next")"}}, "[]");
-  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  auto tree = f.client().list_tree(kernel_repo(), k_commit, {}, Recursive::yes);
   ASSERT_FALSE(tree);
   EXPECT_NE(tree.error().message.find("file:///etc/passwd"), std::string::npos);
   EXPECT_EQ(f.transport->requests().size(), 1u);
@@ -74,7 +74,7 @@ TEST(HubClientHostile, TreeStopsAtARepeatedNextPage) {
   for (int i = 0; i < 4; ++i) {
     f.transport->push(200, {{"Link", "<" + self + R"(>; rel="next")"}}, "[]");
   }
-  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  auto tree = f.client().list_tree(kernel_repo(), k_commit, {}, Recursive::yes);
   ASSERT_FALSE(tree);
   EXPECT_EQ(tree.error().kind, ErrorKind::invalid_response);
   EXPECT_NE(tree.error().message.find("repeats"), std::string::npos) << tree.error().message;
@@ -89,7 +89,7 @@ TEST(HubClientHostile, TreeStopsAfterTenThousandPages) {
     const auto next = "http://hub:8080/api/kernels/org/relu/tree/x?cursor=" + std::to_string(i);
     f.transport->push(200, {{"Link", "<" + next + R"(>; rel="next")"}}, "[]");
   }
-  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  auto tree = f.client().list_tree(kernel_repo(), k_commit, {}, Recursive::yes);
   ASSERT_FALSE(tree);
   EXPECT_NE(tree.error().message.find("more than 10000 pages"), std::string::npos)
       << tree.error().message;
@@ -109,7 +109,7 @@ TEST(HubClientHostile, TreeRefusesAPathLongerThanPathMaxAndAsksForNoMorePages) {
     const auto next = "http://hub:8080/api/kernels/org/relu/tree/x?cursor=" + std::to_string(i);
     f.transport->push(200, {{"Link", "<" + next + R"(>; rel="next")"}}, page);
   }
-  auto tree = f.client().list_tree(kernel_repo(), k_sha, {}, Recursive::yes);
+  auto tree = f.client().list_tree(kernel_repo(), k_commit, {}, Recursive::yes);
   ASSERT_FALSE(tree);
   EXPECT_EQ(tree.error().kind, ErrorKind::invalid_response);
   EXPECT_NE(tree.error().message.find("entry 2 has a path of 30000 bytes, over the limit of 4096"),
@@ -125,8 +125,8 @@ TEST(HubClientHostile, DownloadStopsWritingAtTheAnnouncedSize) {
   reply.chunk_size = 16;
   f.transport->push(reply);
   const std::filesystem::path partial = "over.part";
-  DownloadTask task{kernel_repo(), k_sha, "a.txt", partial,
-                    FileMetadata{k_sha, std::string(40, 'a'), 32, k_resolve}};
+  DownloadTask task{kernel_repo(), k_commit, "a.txt", partial,
+                    FileMetadata{k_commit, std::string(40, 'a'), 32, k_resolve}};
   auto result = f.client().download(task);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::checksum);
@@ -151,8 +151,8 @@ TEST(HubClientHostile, ResumedDownloadStopsAtTheAnnouncedSizeToo) {
   reply.body = std::string(100, 'y');
   reply.chunk_size = 5;
   f.transport->push(reply);
-  DownloadTask task{kernel_repo(), k_sha, "a.txt", "resume.part",
-                    FileMetadata{k_sha, std::string(40, 'a'), 20, k_resolve}};
+  DownloadTask task{kernel_repo(), k_commit, "a.txt", "resume.part",
+                    FileMetadata{k_commit, std::string(40, 'a'), 20, k_resolve}};
   auto result = f.client().download(task);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::checksum);

@@ -18,7 +18,7 @@ using testing::FakeTransport;
 
 constexpr const char* k_batch_url = "http://hub:8080/kernels/org/relu.git/info/lfs/objects/batch";
 
-struct Fixture {
+struct LfsFixture {
   std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
   std::vector<std::chrono::milliseconds> sleeps;
 
@@ -35,7 +35,7 @@ struct Fixture {
   }
 };
 
-RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+using testing::kernel_repo;
 
 LfsFile lfs_file(const std::string& path, const std::string& content) {
   std::ofstream(path, std::ios::binary) << content;
@@ -53,7 +53,7 @@ json with_upload(const LfsFile& file, json upload, std::optional<json> verify = 
 }
 
 TEST(HubClientLfs, BatchRequestAsHuggingfaceHubSendsIt) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("a.so", std::string("ELF\0binary", 10));
   f.transport->push(200, {}, batch_answer({json{{"oid", file.sha256}, {"size", file.size}}}).dump());
   auto summary = f.client().upload_lfs_files(kernel_repo(), "v1", {file});
@@ -73,7 +73,7 @@ TEST(HubClientLfs, BatchRequestAsHuggingfaceHubSendsIt) {
 }
 
 TEST(HubClientLfs, BasicPutsTheFileWithoutTheTokenThenVerifies) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("a.so", std::string(1000, 'x') + "tail");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://cdn:9000/put/1?sig=s"}, {"header", {{"X-Upload", "yes"}}}},
                                                        json{{"href", "http://hub:8080/kernels/org/relu.git/info/lfs/objects/verify"}})})
@@ -101,7 +101,7 @@ TEST(HubClientLfs, BasicPutsTheFileWithoutTheTokenThenVerifies) {
 }
 
 TEST(HubClientLfs, VerifyOnAnotherHostGetsNoToken) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("a.so", "abc");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://cdn:9000/put"}},
                                                        json{{"href", "http://elsewhere:1/verify"}, {"header", {{"Authorization", "Basic xyz"}}}})})
@@ -116,7 +116,7 @@ TEST(HubClientLfs, VerifyOnAnotherHostGetsNoToken) {
 // 10 bytes in chunks of 4: parts of 4, 4 and 2 bytes, each to its numbered URL, then the
 // completion with the parts' ETags as they came (quotes kept), without the token.
 TEST(HubClientLfs, MultipartSendsEachPartAndCompletes) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("big.so", "0123456789");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://hub:8080/lfs/complete/1"},
                                                               {"header", {{"chunk_size", "4"},
@@ -153,7 +153,7 @@ TEST(HubClientLfs, MultipartSendsEachPartAndCompletes) {
 }
 
 TEST(HubClientLfs, AFailedPartIsSentAgain) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("big.so", "0123456789");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://hub:8080/c"},
                                                               {"header", {{"chunk_size", 5}, {"1", "http://s3:9/p1"}, {"2", "http://s3:9/p2"}}}})})
@@ -171,7 +171,7 @@ TEST(HubClientLfs, AFailedPartIsSentAgain) {
 }
 
 TEST(HubClientLfs, APartRefusedForGoodIsAnError) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("big.so", "0123456789");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://hub:8080/c"},
                                                               {"header", {{"chunk_size", 5}, {"1", "http://s3:9/p1"}, {"2", "http://s3:9/p2"}}}})})
@@ -185,7 +185,7 @@ TEST(HubClientLfs, APartRefusedForGoodIsAnError) {
 }
 
 TEST(HubClientLfs, APartWithoutAnEtagIsAnError) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("big.so", "0123456789");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://hub:8080/c"},
                                                               {"header", {{"chunk_size", 10}, {"1", "http://s3:9/p1"}}}})})
@@ -197,7 +197,7 @@ TEST(HubClientLfs, APartWithoutAnEtagIsAnError) {
 }
 
 TEST(HubClientLfs, ObjectsTheServerHasAreNotSent) {
-  Fixture f;
+  LfsFixture f;
   const auto have = lfs_file("have.so", "already there");
   const auto send = lfs_file("new.so", "new bytes");
   f.transport->push(200, {}, batch_answer({json{{"oid", have.sha256}, {"size", have.size}},
@@ -213,7 +213,7 @@ TEST(HubClientLfs, ObjectsTheServerHasAreNotSent) {
 }
 
 TEST(HubClientLfs, TwoPathsWithTheSameBytesAreOneObject) {
-  Fixture f;
+  LfsFixture f;
   auto first = lfs_file("a.so", "same");
   auto second = lfs_file("b.so", "same");
   f.transport->push(200, {}, batch_answer({with_upload(first, {{"href", "http://cdn:9000/put"}})}).dump());
@@ -224,7 +224,7 @@ TEST(HubClientLfs, TwoPathsWithTheSameBytesAreOneObject) {
 }
 
 TEST(HubClientLfs, BatchesOf256Objects) {
-  Fixture f;
+  LfsFixture f;
   std::vector<LfsFile> files;
   json first = json::array();
   json second = json::array();
@@ -242,7 +242,7 @@ TEST(HubClientLfs, BatchesOf256Objects) {
 }
 
 TEST(HubClientLfs, ObjectErrorsNameTheFiles) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("a.so", "abc");
   f.transport->push(200, {}, json{{"objects", {{{"oid", file.sha256}, {"size", file.size},
                                                 {"error", {{"code", 422}, {"message", "object too large"}}}}}}}.dump());
@@ -253,7 +253,7 @@ TEST(HubClientLfs, ObjectErrorsNameTheFiles) {
 }
 
 TEST(HubClientLfs, AnObjectLeftUnansweredIsAnError) {
-  Fixture f;
+  LfsFixture f;
   const auto file = lfs_file("a.so", "abc");
   f.transport->push(200, {}, json{{"objects", json::array()}}.dump());
   auto summary = f.client().upload_lfs_files(kernel_repo(), "v1", {file});
@@ -264,7 +264,7 @@ TEST(HubClientLfs, AnObjectLeftUnansweredIsAnError) {
 // The request carries the path and range only; the bytes are read from disk a send buffer at a
 // time while the request goes out, and again for a retry: no request holds the file.
 TEST(HubClientLfs, TheFileIsReadInPiecesNeverWhole) {
-  Fixture f;
+  LfsFixture f;
   std::string content;
   for (int i = 0; content.size() < 3 * 1024 * 1024 + 5; ++i) {
     content += std::to_string(i) + ",";
@@ -299,7 +299,7 @@ TEST(HubClientLfs, TheFileIsReadInPiecesNeverWhole) {
 }
 
 TEST(HubClientLfs, AFileThatShrankSinceItWasHashedIsNotRetried) {
-  Fixture f;
+  LfsFixture f;
   auto file = lfs_file("a.so", "0123456789");
   f.transport->push(200, {}, batch_answer({with_upload(file, {{"href", "http://cdn:9000/put"}})}).dump());
   std::ofstream("a.so", std::ios::binary | std::ios::trunc) << "01234";
@@ -310,7 +310,7 @@ TEST(HubClientLfs, AFileThatShrankSinceItWasHashedIsNotRetried) {
 }
 
 TEST(HubClientLfs, NoObjectsNoRequest) {
-  Fixture f;
+  LfsFixture f;
   auto summary = f.client().upload_lfs_files(kernel_repo(), "v1", {});
   ASSERT_TRUE(summary);
   EXPECT_TRUE(f.transport->requests().empty());

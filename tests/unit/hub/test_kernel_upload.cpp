@@ -12,17 +12,14 @@
 
 #include "fake_transport.hpp"
 
+#include "../test_support.hpp"
+
 namespace kernelhub::hub {
 namespace {
 
 namespace fs = std::filesystem;
 
-void write(const fs::path& path, const std::string& text) {
-  if (path.has_parent_path()) {
-    fs::create_directories(path.parent_path());
-  }
-  std::ofstream(path, std::ios::binary) << text;
-}
+using kernelhub::testing::write;
 
 std::vector<std::string> paths_of(const std::vector<LocalFile>& files) {
   std::vector<std::string> paths;

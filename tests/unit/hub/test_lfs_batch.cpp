@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "fake_transport.hpp"
+
 namespace kernelhub::hub {
 namespace {
 
@@ -11,7 +13,7 @@ using nlohmann::json;
 
 const std::string k_oid = std::string(64, 'a');
 
-RepoRef kernel_repo() { return RepoRef{*RepoId::parse("org/relu"), RepoType::kernel}; }
+using testing::kernel_repo;
 
 LfsBatchAnswer parsed(const json& answer) {
   auto result = parse_lfs_batch_answer(answer.dump(), "test");

@@ -5,13 +5,12 @@
 #include <fstream>
 #include <string>
 
+#include "../test_support.hpp"
+
 // Builds kernel folders for the loader tests in the test's temporary cwd.
 namespace kernelhub::loader::testing {
 
-inline void write(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using kernelhub::testing::write;
 
 inline std::string metadata_json(const std::string& name, const std::string& id,
                                  const std::string& backend = "cpu",

@@ -6,16 +6,15 @@
 
 #include <kernelhub/metadata/built_variants.hpp>
 
+#include "../test_support.hpp"
+
 namespace kernelhub::metadata {
 namespace {
 
 namespace fs = std::filesystem;
 using Names = std::vector<std::string>;
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path) << content;
-}
+using kernelhub::testing::write;
 
 TEST(BuiltVariants, ListsFoldersWithMetadataOnly) {
   write("k/build/torch215-cxx11-cpu-x86_64-linux/metadata.json", "{}");

@@ -7,15 +7,14 @@
 
 #include <kernelhub/metadata/digest.hpp>
 
+#include "../test_support.hpp"
+
 using namespace kernelhub::metadata;
 namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, std::string_view content) {
-  fs::create_directories(path.parent_path().empty() ? "." : path.parent_path());
-  std::ofstream(path, std::ios::binary) << content;
-}
+using kernelhub::testing::write;
 
 Digest digest_of(std::initializer_list<std::pair<const std::string, std::string>> files) {
   return Digest{DigestAlgorithm::sha256, files};

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
@@ -19,7 +21,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-constexpr const char* k_token = "secret-token";
+using testing::k_token;
 constexpr const char* k_base = "http://127.0.0.1:9";
 constexpr const char* k_immutable = "public, max-age=31536000, immutable";
 // sha256("hello lfs\n") and base64("hello world") / its git blob id.
@@ -28,7 +30,7 @@ constexpr const char* k_lfs_oid =
 constexpr const char* k_hello_base64 = "aGVsbG8gd29ybGQ=";
 constexpr const char* k_hello_blob = "95d09f2b10159347eece71399a7e2e907ea3df4f";
 
-class CacheHeadersTest : public testing::Test {
+class CacheHeadersTest : public ::testing::Test {
  protected:
   CacheHeadersTest() : m_router(make_settings()) {}
 

@@ -11,15 +11,17 @@
 #include <kernelhub/verify/signing_key.hpp>
 #include <nlohmann/json.hpp>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* k_token = "secret-token";
+using testing::k_token;
 
-class HubRouterTest : public testing::Test {
+class HubRouterTest : public ::testing::Test {
  protected:
   HubRouterTest() : m_router(make_settings()) {}
 

@@ -16,6 +16,8 @@
 #include <kernelhub/server/lfs_pointer.hpp>
 #include <kernelhub/server/lfs_policy.hpp>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
@@ -23,7 +25,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-constexpr const char* k_token = "secret-token";
+using testing::k_token;
 constexpr const char* k_base = "http://127.0.0.1:9";
 
 // sha256("hello lfs\n"), computed by `printf 'hello lfs\n' | sha256sum`.
@@ -54,7 +56,7 @@ std::string base64(std::string_view bytes) {
   return out;
 }
 
-class LfsRouterTest : public testing::Test {
+class LfsRouterTest : public ::testing::Test {
  protected:
   LfsRouterTest() : m_router(make_settings()) {}
 

@@ -14,13 +14,15 @@
 
 #include <gtest/gtest.h>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
 
 namespace fs = std::filesystem;
 
-bool have_git() { return std::system("git --version > /dev/null 2>&1") == 0; }
+using testing::have_git;
 
 std::string random_bytes(std::size_t size, unsigned seed) {
   std::mt19937 engine(seed);
@@ -56,9 +58,7 @@ std::string read_all(BlobReader& reader) {
   }
 }
 
-struct RepoCloser {
-  void operator()(git_repository* repo) const { git_repository_free(repo); }
-};
+using testing::RepoCloser;
 
 }  // namespace
 

@@ -15,19 +15,19 @@
 
 #include <gtest/gtest.h>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
 
 namespace fs = std::filesystem;
 
-bool have_git() { return std::system("git --version > /dev/null 2>&1") == 0; }
+using testing::have_git;
 
-struct RepoCloser {
-  void operator()(git_repository* repo) const { git_repository_free(repo); }
-};
+using testing::RepoCloser;
 
-class RefCacheTest : public testing::Test {
+class RefCacheTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!have_git()) {

@@ -107,7 +107,7 @@ std::string sha256_hex(const std::string& bytes) {
   return hex;
 }
 
-class UpstreamMirrorTest : public testing::Test {
+class UpstreamMirrorTest : public ::testing::Test {
  protected:
   UpstreamMirrorTest()
       : m_transport(std::make_shared<FakeTransport>()),

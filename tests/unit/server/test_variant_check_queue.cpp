@@ -19,13 +19,15 @@
 #include <kernelhub/verify/keyed_bundle.hpp>
 #include <kernelhub/verify/signing_key.hpp>
 
+#include "server_test_support.hpp"
+
 namespace kernelhub::server {
 
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* k_token = "secret-token";
+using testing::k_token;
 constexpr const char* k_init = "def relu(x):\n    return x.clamp(min=0)\n";
 constexpr const char* k_variant = "build/torch-cpu";
 
@@ -48,7 +50,7 @@ std::string metadata_for(std::string_view init) {
       .dump(2);
 }
 
-class VariantCheckQueueTest : public testing::Test {
+class VariantCheckQueueTest : public ::testing::Test {
  protected:
   VariantCheckQueueTest()
       : m_key(*verify::generate_signing_key(verify::KeyAlgorithm::ecdsa_p256)),

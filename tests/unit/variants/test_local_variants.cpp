@@ -11,7 +11,7 @@ using types::Backend;
 
 ReleaseVersion rv(const char* text) { return ReleaseVersion::parse(text).value(); }
 
-config::BuildConfig make_config(std::vector<Backend> backends, config::Framework framework,
+config::BuildConfig config_with(std::vector<Backend> backends, config::Framework framework,
                                 std::vector<Backend> kernel_backends) {
   config::General general{.name = types::KernelName::parse("relu").value()};
   general.backends = std::move(backends);
@@ -40,7 +40,7 @@ const std::vector<Backend> k_backends = {Backend::cpu, Backend::cuda, Backend::r
                                          Backend::xpu, Backend::metal};
 
 TEST(LocalVariants, NamesBuildsLikeTheCMakeTemplates) {
-  const auto config = make_config(k_backends, config::Torch{}, k_backends);
+  const auto config = config_with(k_backends, config::Torch{}, k_backends);
   const auto local = local_variants(config, cuda_host());
   ASSERT_EQ(local.size(), 5u);
   EXPECT_EQ(local[0], (LocalVariant{Backend::cpu, "torch212-cxx11-cpu-x86_64-linux", {}}));
@@ -57,7 +57,7 @@ TEST(LocalVariants, OneRuleForTheCudaPartWithBuild) {
   EXPECT_EQ(cuda_variant_release(rv("13.2"), rv("13.0"), false), rv("13.0"));  // tvm-ffi
   EXPECT_EQ(cuda_variant_release(std::nullopt, rv("13.0"), true), std::nullopt);
   // A different major version cannot build, as build says.
-  const auto config = make_config(k_backends, config::Torch{}, k_backends);
+  const auto config = config_with(k_backends, config::Torch{}, k_backends);
   auto host = cuda_host();
   host.toolchains.nvcc = rv("13.0");
   EXPECT_EQ(local_variants(config, host)[1].reason,
@@ -65,7 +65,7 @@ TEST(LocalVariants, OneRuleForTheCudaPartWithBuild) {
 }
 
 TEST(LocalVariants, SaysWhatIsMissing) {
-  const auto config = make_config(k_backends, config::Torch{}, k_backends);
+  const auto config = config_with(k_backends, config::Torch{}, k_backends);
   auto host = cuda_host();
   host.toolchains.nvcc.reset();
   EXPECT_EQ(local_variants(config, host)[1].reason, "nvcc not found in PATH or CUDA_HOME");
@@ -88,13 +88,13 @@ TEST(LocalVariants, SaysWhatIsMissing) {
 TEST(LocalVariants, AppliesBoundsAndTheStableAbi) {
   config::Torch torch;
   torch.minver = types::Version::parse("2.13").value();
-  auto config = make_config({Backend::cpu, Backend::cuda}, torch, {Backend::cpu, Backend::cuda});
+  auto config = config_with({Backend::cpu, Backend::cuda}, torch, {Backend::cpu, Backend::cuda});
   EXPECT_EQ(local_variants(config, cuda_host())[0].reason,
             "torch 2.12 is outside the kernel's torch bounds (2.13 to any)");
 
   torch.minver.reset();
   torch.stable_abi = types::Version::parse("2.11").value();
-  config = make_config({Backend::cpu, Backend::cuda}, torch, {Backend::cpu, Backend::cuda});
+  config = config_with({Backend::cpu, Backend::cuda}, torch, {Backend::cpu, Backend::cuda});
   EXPECT_EQ(local_variants(config, cuda_host())[1].name, "torch-stable-abi211-cu128-x86_64-linux");
   EXPECT_EQ(local_variants(config, cuda_host("2.10"))[0].reason,
             "torch 2.10 is older than the stable ABI 2.11 the kernel targets");
@@ -105,7 +105,7 @@ TEST(LocalVariants, AppliesBoundsAndTheStableAbi) {
 }
 
 TEST(LocalVariants, NoarchNeedsNothing) {
-  const auto config = make_config({Backend::cuda, Backend::metal}, config::TorchNoarch{}, {});
+  const auto config = config_with({Backend::cuda, Backend::metal}, config::TorchNoarch{}, {});
   BuildHost bare;
   const auto local = local_variants(config, bare);
   EXPECT_EQ(local[0], (LocalVariant{Backend::cuda, "torch-cuda", {}}));
@@ -120,20 +120,22 @@ TEST(LocalVariants, DarwinAndTvmFfiNames) {
   mac.system.torch_version = rv("2.13");
   mac.system.tvm_ffi_version = rv("0.1");
   mac.torch = TorchBuild{rv("2.13"), std::nullopt, std::nullopt, std::nullopt, true, false};
-  const auto torch = local_variants(make_config({Backend::metal, Backend::cpu}, config::Torch{},
+  const auto torch = local_variants(config_with({Backend::metal, Backend::cpu}, config::Torch{},
                                                 {Backend::metal, Backend::cpu}),
                                     mac);
   EXPECT_EQ(torch[0].name, "torch213-metal-aarch64-darwin");
   EXPECT_EQ(torch[1].name, "torch213-cpu-aarch64-darwin");
 
   const auto tvm = local_variants(
-      make_config({Backend::cpu, Backend::metal}, config::TvmFfi{}, {Backend::cpu, Backend::metal}), mac);
+      config_with({Backend::cpu, Backend::metal}, config::TvmFfi{}, {Backend::cpu, Backend::metal}),
+      mac);
   EXPECT_EQ(tvm[0].name, "tvm-ffi01-cpu-aarch64-darwin");
   EXPECT_EQ(tvm[1].reason, "tvm-ffi kernels have no Metal build");
 
   mac.system.cpu = "riscv64";
-  EXPECT_EQ(local_variants(make_config({Backend::cpu}, config::Torch{}, {Backend::cpu}), mac)[0].reason,
-            "unsupported CPU \"riscv64\"");
+  EXPECT_EQ(
+      local_variants(config_with({Backend::cpu}, config::Torch{}, {Backend::cpu}), mac)[0].reason,
+      "unsupported CPU \"riscv64\"");
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../../test_support.hpp"
+
 namespace kernelhub::server::web {
 
 namespace {
@@ -75,14 +77,7 @@ TEST(Markdown, InvalidUtf8IsReplacedNotPassedThrough) {
   EXPECT_TRUE(contains(html, "end")) << html;
 }
 
-std::string repeat(std::string_view part, std::size_t times) {
-  std::string out;
-  out.reserve(part.size() * times);
-  for (std::size_t i = 0; i < times; ++i) {
-    out += part;
-  }
-  return out;
-}
+using kernelhub::testing::repeat;
 
 struct Hostile {
   std::string name;

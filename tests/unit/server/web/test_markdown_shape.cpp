@@ -7,17 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../../test_support.hpp"
+
 namespace kernelhub::server::web {
 
 namespace {
 
-std::string repeat(std::string_view part, std::size_t times) {
-  std::string out;
-  for (std::size_t i = 0; i < times; ++i) {
-    out += part;
-  }
-  return out;
-}
+using kernelhub::testing::repeat;
 
 TEST(MarkdownShape, ATablesWidthIsItsDelimiterRowsCells) {
   EXPECT_EQ(measure_markdown("| a | b |\n|---|:-:|\n| 1 | 2 |\n").widest_table, 2u);
