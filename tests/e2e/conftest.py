@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the end-to-end tests: the installed binaries and the repo's paths."""
+import fcntl
 import hashlib
 import json
 import os
@@ -156,37 +157,69 @@ class BuiltExample:
         return json.loads(self.result.stdout)
 
 
+def copy_built(source: Path, destination: Path) -> Path:
+    """A copy of a `built_example` tree (or of a folder in it) to change. Bytecode is left out:
+    a loader that writes it (the reference's) may be writing some into the shared tree from
+    another worker at this moment."""
+    shutil.copytree(source, destination, symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return destination
+
+
+def _shared_temp(tmp_path_factory) -> Path:
+    """A folder every worker of this pytest run sees (pytest-xdist gives each worker its own
+    basetemp under the run's), and only this run."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
 @pytest.fixture(scope="session")
 def built_example(kernel_builder, tmp_path_factory):
     """`built_example(name, backends=None)`: a copy of examples/<name> (in a folder named
-    <name>) built once per session, shared by every test that only needs that example built.
-    Every backend of its build.toml this machine can build, or only `backends` (build.toml's
-    list replaced), the checks on, `--json -v`, the unique id example_unique_id(name) and
-    ccache paths relative to the copy (so the variants two such builds share are compiled
-    once). The tree is shared: read it, run it, never change it (copy it first; a copy keeps
-    the build's records, which are hashes, so `clean` and `upload` treat it as built). A
-    loader that writes bytecode (the reference's) may leave __pycache__ in its variants, so a
-    test that asserts on their exact files copies them first.
-    A failed build is kept too: `.result` says so and `.summary` fails the test."""
+    <name>) built once per test run, shared by every test that only needs that example built,
+    in whichever worker it runs: the first to ask builds it under a file lock, the others wait
+    for that build and read its record. Every backend of its build.toml this machine can build,
+    or only `backends` (build.toml's list replaced), the checks on, `--json -v`, the unique id
+    example_unique_id(name) and ccache paths relative to the copy. The tree is shared: read it,
+    run it, never change it (copy it first; a copy keeps the build's records, which are hashes,
+    so `clean` and `upload` treat it as built). A loader that writes bytecode (the reference's)
+    may leave __pycache__ in its variants, so a test that asserts on their exact files copies
+    them first. A failed build is kept too: `.result` says so and `.summary` fails the test."""
+    shared = _shared_temp(tmp_path_factory) / "built-examples"
+    shared.mkdir(exist_ok=True)
     built = {}
 
     def build(name: str, backends=None) -> BuiltExample:
         key = (name, tuple(backends) if backends is not None else None)
-        if key not in built:
-            kernel = tmp_path_factory.mktemp("built-example") / name
-            shutil.copytree(EXAMPLES / name, kernel,
-                            ignore=shutil.ignore_patterns("build", "__pycache__"))
-            if backends is not None:
-                toml = kernel / "build.toml"
-                text = toml.read_text()
-                chosen = re.sub(r"backends = \[[^\]]*\]", f"backends = {json.dumps(backends)}",
-                                text, count=1)
-                assert chosen != text, f"no backends list in {toml}"
-                toml.write_text(chosen)
-            result = run([kernel_builder, "build", kernel, "--python", VENV_BIN / "python",
-                          "--json", "-v", "--unique-id", example_unique_id(name)],
-                         env={"CCACHE_BASEDIR": str(kernel)})
-            built[key] = BuiltExample(kernel, result)
+        if key in built:
+            return built[key]
+        folder = shared / (name if backends is None else f"{name}--{'-'.join(backends)}")
+        folder.mkdir(exist_ok=True)
+        kernel, record = folder / name, folder / "build-result.json"
+        with open(folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            if not record.exists():
+                shutil.copytree(EXAMPLES / name, kernel,
+                                ignore=shutil.ignore_patterns("build", "__pycache__"))
+                if backends is not None:
+                    toml = kernel / "build.toml"
+                    text = toml.read_text()
+                    chosen = re.sub(r"backends = \[[^\]]*\]",
+                                    f"backends = {json.dumps(backends)}", text, count=1)
+                    assert chosen != text, f"no backends list in {toml}"
+                    toml.write_text(chosen)
+                result = run([kernel_builder, "build", kernel, "--python", VENV_BIN / "python",
+                              "--json", "-v", "--unique-id", example_unique_id(name)],
+                             env={"CCACHE_BASEDIR": str(kernel)})
+                partial = record.with_suffix(".partial")
+                partial.write_text(json.dumps({"args": [str(a) for a in result.args],
+                                               "returncode": result.returncode,
+                                               "stdout": result.stdout,
+                                               "stderr": result.stderr}))
+                partial.replace(record)
+            saved = json.loads(record.read_text())
+        built[key] = BuiltExample(kernel, subprocess.CompletedProcess(
+            saved["args"], saved["returncode"], saved["stdout"], saved["stderr"]))
         return built[key]
 
     return build

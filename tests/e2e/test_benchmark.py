@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
+from conftest import REPO_ROOT, VENV_BIN, copy_built, example_unique_id, run
 from headless_browser import CHROMIUM, Browser
 
 PYTHON = VENV_BIN / "python"
@@ -54,7 +54,7 @@ def relu(built_example) -> Path:
 def copy_with_script(relu: Path, where: Path, script: str) -> Path:
     """The built kernel with benchmarks/benchmark.py replaced by `script`."""
     kernel = where / "kernel"
-    shutil.copytree(relu, kernel)
+    copy_built(relu, kernel)
     (kernel / "benchmarks" / "benchmark.py").write_text(script)
     return kernel
 

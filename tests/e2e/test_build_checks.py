@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, copy_built, run
 
 PYTHON = VENV_BIN / "python"
 EXAMPLES = REPO_ROOT / "examples"
@@ -471,7 +471,7 @@ def test_hash_matches_kernels_data(kernel_builder, built_noarch, tmp_path):
     import kernels_data as kd
 
     variant = tmp_path / "variant"
-    shutil.copytree(built_noarch, variant)
+    copy_built(built_noarch, variant)
     (variant / "data").mkdir()
     (variant / "data" / "table.bin").write_bytes(bytes(range(256)))
     (variant / "__pycache__").mkdir(exist_ok=True)

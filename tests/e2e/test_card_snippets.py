@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, run, start_hub_server, stop_hub_server
+from conftest import VENV_BIN, copy_built, run, start_hub_server, stop_hub_server
 from headless_browser import parse
 from hub_cache_support import hub_env
 
@@ -59,7 +59,7 @@ def init_card(kernel_builder, tmp_path_factory) -> str:
 
 def _copy(built, tmp_path: Path, card: str) -> Path:
     kernel = tmp_path / built.kernel.name
-    shutil.copytree(built.kernel, kernel, symlinks=True)
+    copy_built(built.kernel, kernel)
     (kernel / "CARD.md").write_text(card)
     return kernel
 

@@ -5,7 +5,7 @@ by the records the build keeps; a file an author added or changed, and the sourc
 import json
 import shutil
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, VENV_BIN, copy_built, run
 from test_build_variant import noarch_kernel
 
 PYTHON = VENV_BIN / "python"
@@ -88,7 +88,7 @@ def test_clean_removes_the_generated_cmake_project_of_an_arch_build(kernel_build
     relu = built_example("relu")
     assert relu.result.returncode == 0, relu.result.stderr
     kernel = tmp_path / "relu"
-    shutil.copytree(relu.kernel, kernel, symlinks=True)
+    copy_built(relu.kernel, kernel)
     work = list((kernel / "build" / ".kernelhub").glob("*/cmake"))
     assert work, "the build keeps its CMake build tree under build/.kernelhub"
     clean(kernel_builder, kernel)

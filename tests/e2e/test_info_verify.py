@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN
+from conftest import VENV_BIN, copy_built
 from hub_cache_support import ThrottlingProxy, publish
 
 PYTHON = VENV_BIN / "python"
@@ -357,8 +357,7 @@ def test_verify_names_files_the_digest_does_not_cover(kernelhub_bin, built, tmp_
 
 def test_verify_reports_a_missing_digest_distinctly(kernelhub_bin, built, tmp_path):
     [variant] = variants_of(built)
-    copy = tmp_path / variant.name
-    shutil.copytree(variant, copy)
+    copy = copy_built(variant, tmp_path / variant.name)
     metadata = json.loads((copy / "metadata.json").read_text())
     del metadata["digest"]
     (copy / "metadata.json").write_text(json.dumps(metadata))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import example_unique_id, run
+from conftest import copy_built, example_unique_id, run
 from test_loader_cpp import TORCH, prefix, pytestmark  # noqa: F401
 
 TOKEN = "cpp-keyed-token"
@@ -122,7 +122,7 @@ def signed_hub(kernel_builder, kernelhub_bin, built_example, tmp_path_factory):
     trusted_root = sigstore.write_trusted_root(tmp / "private_root.json")
     for name in ("team", "other", "tampered", "sigstore", "sigstore-tampered"):
         kernel = tmp / name
-        shutil.copytree(built, kernel, symlinks=True)
+        copy_built(built, kernel)
         variant = next((kernel / "build").glob("torch*-cpu-*"))
         if name.startswith("sigstore"):
             (variant / "metadata.json.sigstore").write_bytes(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, run, start_hub_server, stop_hub_server
+from conftest import VENV_BIN, copy_built, run, start_hub_server, stop_hub_server
 from serve_helpers import client_env, commit, http, run_client, wait_for_variant_checks
 
 PYTHON = str(VENV_BIN / "python")
@@ -55,7 +55,7 @@ def padded_kernel(kernel_builder, built_example, tmp_path_factory) -> Path:
     kernel = tmp / "relu"
     example = built_example("relu", ["cpu"])
     assert example.result.returncode == 0, example.result.stderr
-    shutil.copytree(example.kernel, kernel, symlinks=True)
+    copy_built(example.kernel, kernel)
     (variant,) = [p for p in (kernel / "build").iterdir() if p.is_dir() and not p.name.startswith(".")]
     (library,) = variant.glob("*.so")
     shutil.copy(library, variant / "libaux.so")
