@@ -18,7 +18,8 @@ then measures, for ours and for the reference:
 Every load passes backend="cpu" (the venv's torch is a CUDA build; the machine may have no
 GPU) and is checked against torch.relu outside the timed part.
 
-Timings talk to the server directly. The HTTP requests of each phase are counted in a second
+Timings talk to the server directly, or with --rtt-ms through a proxy that holds each request
+that many milliseconds (a distant Hub). The HTTP requests of each phase are counted in a second
 pass through a counting TCP proxy, so the proxy's own latency is in no timing (it would charge
 the side that makes more requests). Ratios are reference time / our time: above 1 means ours
 is faster. The aim (issue 6): warm at least 3x, and 0 requests for locked and offline loads.
@@ -52,9 +53,10 @@ CHILD = textwrap.dedent("""
     from pathlib import Path
     import torch
     side, op, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    # --clock cpu: this thread's CPU time, which waiting for a core on a busy machine does not
-    # inflate (waiting for the server is not in it either).
-    clock = time.thread_time if os.environ.get("BENCH_CLOCK") == "cpu" else time.perf_counter
+    # --clock cpu: this process's CPU time, which waiting for a core on a busy machine does not
+    # inflate (waiting for the server is not in it either). All its threads: work a loader
+    # hands to a thread of its own counts as much as its own.
+    clock = time.process_time if os.environ.get("BENCH_CLOCK") == "cpu" else time.perf_counter
     start = clock()
     if side == "floor":
         # What any loader must at least do: import the cached variant's module by path.
@@ -100,8 +102,9 @@ class CountingProxy:
 
     _REQUEST_LINE = re.compile(rb"^(GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH) (\S+) HTTP/1\.[01]")
 
-    def __init__(self, upstream: tuple[str, int]):
+    def __init__(self, upstream: tuple[str, int], delay_ms: float = 0.0):
         self.upstream = upstream
+        self.delay = delay_ms / 1000
         self.requests: list[str] = []
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", 0))
@@ -139,6 +142,8 @@ class CountingProxy:
                     if match:
                         with self._lock:
                             self.requests.append(f"{match[1].decode()} {match[2].decode()}")
+                if self.delay:
+                    time.sleep(self.delay)  # the round trip to a Hub that far away
                 upstream.sendall(data)
         except OSError:
             pass
@@ -262,9 +267,12 @@ def main() -> None:
     parser.add_argument("--baseline-python-dir", type=Path,
                         help="another build's <build>/python, measured as the side 'baseline' "
                              "in place of the reference: ratios are baseline time / ours")
+    parser.add_argument("--rtt-ms", type=float, default=0.0,
+                        help="time the loads against a Hub this many milliseconds away (each "
+                             "request held that long by a proxy); 0: the server directly")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                        help="cpu: each child's own thread CPU time (steadier on a busy machine; "
-                             "waits for the server are not counted)")
+                        help="cpu: each child's CPU time, all its threads (steadier on a busy "
+                             "machine; waits for the server are not counted)")
     args = parser.parse_args()
     sides = [side for side in ("ours", "reference") if side in args.sides.split(",")]
     if args.baseline_python_dir:
@@ -281,6 +289,10 @@ def main() -> None:
     server, url = start_server(args.bin_dir, work / "root", token_file)
     host, port = re.match(r"http://([^:/]+):(\d+)", url).groups()
     proxy = CountingProxy((host, int(port)))
+    # --rtt-ms: the timed loads go through a proxy that holds each request that long, as a Hub
+    # that far away would (connections are made at once: loopback's handshake stays).
+    distant = CountingProxy((host, int(port)), args.rtt_ms) if args.rtt_ms else None
+    timed_url = distant.url if distant else url
     try:
         kernel = args.kernel_dir or build_relu(args.bin_dir, work)
         upload_env = dict(hub_env(url, work / "upload-cache", python_dir=None), HF_TOKEN=TOKEN)
@@ -296,7 +308,7 @@ def main() -> None:
         lockfile = project / "kernels.lock"
 
         def env(cache: Path, **kw) -> dict:
-            return hub_env(url, cache, python_dir=args.python_dir, **kw)
+            return hub_env(timed_url, cache, python_dir=args.python_dir, **kw)
 
         # One shared warm cache: the reference fills it, ours then loads from the same files.
         warm_cache = work / "cache-warm"
@@ -351,6 +363,8 @@ def main() -> None:
                 print(f"bench: ours sent requests when locked/offline: {locked + offline}")
     finally:
         proxy.close()
+        if distant:
+            distant.close()
         server.terminate()
         server.wait()
         shutil.rmtree(work, ignore_errors=True)
@@ -361,7 +375,8 @@ def main() -> None:
     print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}; "
           f"warm, locked and offline: median of {args.repeat} processes; repeated: median of "
           f"{args.repeat * args.calls} calls; cold: median of {args.cold_repeat} processes")
-    print(f"clock: {args.clock}")
+    print(f"clock: {args.clock}" + (f"; each request {args.rtt_ms:g} ms away" if args.rtt_ms
+                                     else ""))
     short = "ref" if other == "reference" else "base"
     print(f"{'phase':17} {'ours ms':>9} {short + ' ms':>9} {'ratio':>7} {'req ours':>9} "
           f"{'req ' + short:>8}")

@@ -2,6 +2,7 @@
 #include <kernelhub/loader/hub_target.hpp>
 
 #include <algorithm>
+#include <future>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -68,19 +69,12 @@ LoadResult<std::string> resolve_version(const HubSession& session, const hub::Re
   return found->commit;
 }
 
-LoadResult<HubTarget> resolve_target(const HubSession& session, const HubKernelRequest& request,
-                                     bool check_trust, bool follow_redirects) {
-  if (auto choice = check_version_choice(request); !choice) {
-    return tl::unexpected(choice.error());
-  }
-  HubTarget target{KH_LOAD_TRY(parse_repo(request.repo_id)), {}, {}, {}, false, {}};
-  if (check_trust) {
-    if (session.offline()) {
-      target.warnings.push_back(offline_trust_warning(request.repo_id));
-    } else if (auto trusted = check_publisher_trust(session.client(), request.repo_id); !trusted) {
-      return tl::unexpected(trusted.error());
-    }
-  }
+namespace {
+
+// The commit `request` names, after version resolution and (with follow_redirects) the
+// kernel's redirect: everything of resolve_target but the trust check.
+LoadResult<void> resolve_commit(const HubSession& session, const HubKernelRequest& request,
+                                bool follow_redirects, HubTarget& target) {
   if (request.version) {
     auto commit = resolve_version(session, target.repo, *request.version, target.warnings);
     if (!commit) {
@@ -120,6 +114,50 @@ LoadResult<HubTarget> resolve_target(const HubSession& session, const HubKernelR
       return tl::unexpected(as_load_error(LoadErrorKind::io, commit.error()));
     }
     target.commit = *commit;
+  }
+  return {};
+}
+
+// The publisher's trust, asked of the Hub on a thread of its own when one can be started.
+std::future<LoadResult<void>> ask_publisher_trust(const HubSession& session,
+                                                  const std::string& repo_id) {
+  const auto ask = [&session, &repo_id] { return check_publisher_trust(session.client(), repo_id); };
+  try {
+    return std::async(std::launch::async, ask);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, ask);  // no thread to be had: asked when awaited
+  }
+}
+
+}  // namespace
+
+LoadResult<HubTarget> resolve_target(const HubSession& session, const HubKernelRequest& request,
+                                     bool check_trust, bool follow_redirects) {
+  if (auto choice = check_version_choice(request); !choice) {
+    return tl::unexpected(choice.error());
+  }
+  HubTarget target{KH_LOAD_TRY(parse_repo(request.repo_id)), {}, {}, {}, false, {}};
+  // The trust check's request and the version's (and the redirect's) do not depend on each
+  // other, so they go out side by side: a warm online load waits one round trip, not two (two
+  // sequential ones were most of its cost against a distant Hub). The verdict is still the
+  // first error a refused load reports, and nothing of the kernel is downloaded before it:
+  // only its refs, which are no code, may be cached for an untrusted publisher.
+  std::future<LoadResult<void>> trust;
+  if (check_trust) {
+    if (session.offline()) {
+      target.warnings.push_back(offline_trust_warning(request.repo_id));
+    } else {
+      trust = ask_publisher_trust(session, request.repo_id);
+    }
+  }
+  auto resolved = resolve_commit(session, request, follow_redirects, target);
+  if (trust.valid()) {
+    if (auto trusted = trust.get(); !trusted) {
+      return tl::unexpected(trusted.error());
+    }
+  }
+  if (!resolved) {
+    return tl::unexpected(resolved.error());
   }
   return target;
 }

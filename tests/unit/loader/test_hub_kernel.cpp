@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 
 #include <gtest/gtest.h>
 
@@ -25,7 +27,7 @@ class FakeHubs : public hub::Transport {
  public:
   std::map<std::string, std::shared_ptr<FakeHub>> repos;
   std::map<std::string, bool> trusted;  // organization -> trustedKernelPublisher
-  std::vector<std::string> log;
+  std::vector<std::string> log;  // guarded by log_mutex: a load asks two things at once
 
   std::shared_ptr<FakeHub> add(const std::string& repo_id) {
     auto hub = std::make_shared<FakeHub>();
@@ -34,9 +36,14 @@ class FakeHubs : public hub::Transport {
     return hub;
   }
 
+  std::mutex log_mutex;
+
   tl::expected<hub::HttpResponse, hub::TransportError> perform(const hub::HttpRequest& request) override {
     const std::string path = request.url.substr(std::string(FakeHub::k_base).size());
-    log.push_back(request.method + " " + path);
+    {
+      std::lock_guard guard(log_mutex);
+      log.push_back(request.method + " " + path);
+    }
     const std::string orgs = "/api/organizations/";
     if (path.rfind(orgs, 0) == 0) {
       const auto org = path.substr(orgs.size(), path.find('/', orgs.size()) - orgs.size());
@@ -179,6 +186,70 @@ TEST(HubKernel, TrustCheckUsesTheOrganizationOverview) {
   request.repo_id = "shady/relu";
   request.check_trust = false;
   EXPECT_TRUE(install_hub_kernel(f.context, request));
+}
+
+// Holds back the publisher's overview until the refs request has come (or 5 s have passed): a
+// loader that asks for them one after the other makes the overview wait in vain.
+class OverlapProbe : public hub::Transport {
+ public:
+  explicit OverlapProbe(std::shared_ptr<hub::Transport> inner) : m_inner(std::move(inner)) {}
+
+  bool overview_saw_refs() const {
+    std::lock_guard guard(m_mutex);
+    return m_overview_saw_refs;
+  }
+
+  tl::expected<hub::HttpResponse, hub::TransportError> perform(const hub::HttpRequest& request) override {
+    if (request.url.ends_with("/refs")) {
+      {
+        std::lock_guard guard(m_mutex);
+        m_refs_asked = true;
+      }
+      m_changed.notify_all();
+    } else if (request.url.find("/api/organizations/") != std::string::npos) {
+      std::unique_lock lock(m_mutex);
+      m_overview_saw_refs =
+          m_changed.wait_for(lock, std::chrono::seconds(5), [this] { return m_refs_asked; });
+    }
+    return m_inner->perform(request);
+  }
+
+ private:
+  std::shared_ptr<hub::Transport> m_inner;
+  mutable std::mutex m_mutex;
+  std::condition_variable m_changed;
+  bool m_refs_asked = false;
+  bool m_overview_saw_refs = false;
+};
+
+TEST(HubKernel, TheTrustCheckAndTheVersionAreAskedSideBySide) {
+  Fixture f;
+  auto probe = std::make_shared<OverlapProbe>(f.hubs);
+  f.context.transport = probe;
+  auto request = f.request();
+  request.check_trust = true;
+  const auto kernel = install_hub_kernel(f.context, request);
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  EXPECT_EQ(kernel->variant, k_cpu_variant);
+  // One round trip of waiting instead of two.
+  EXPECT_TRUE(probe->overview_saw_refs());
+}
+
+TEST(HubKernel, AnUntrustedPublisherIsTheErrorEvenWhenTheVersionIsMissingToo) {
+  Fixture f;
+  auto shady = f.hubs->add("shady/relu");
+  add_relu_files(*shady);
+  auto request = f.request(7);
+  request.repo_id = "shady/relu";
+  request.check_trust = true;
+  const auto refused = install_hub_kernel(f.context, request);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message.rfind(
+                "Kernel repository 'shady/relu' is not from a trusted publisher.", 0),
+            0u)
+      << refused.error().message;
+  // Nothing of the kernel was downloaded for it.
+  EXPECT_EQ(shady->count("GET", "/resolve/"), 0u);
 }
 
 TEST(HubKernel, FollowsARedirectOnceAndKeepsTheAskedRepoInfo) {
