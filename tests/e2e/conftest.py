@@ -199,6 +199,8 @@ def built_example(kernel_builder, tmp_path_factory):
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
             if not record.exists():
+                # A worker that died mid-build left its copy and no record: start again.
+                shutil.rmtree(kernel, ignore_errors=True)
                 shutil.copytree(EXAMPLES / name, kernel,
                                 ignore=shutil.ignore_patterns("build", "__pycache__"))
                 if backends is not None:
