@@ -10,12 +10,11 @@ root=$PWD
 # The core is compiled twice, by the root build and by the Python package's own build (below),
 # with the same flags and compiler name (scikit-build-core would take g++ from Python's
 # sysconfig, the root build c++), the build folder not hashed (CCACHE_NOHASHDIR: -g puts it in
-# the debug info, nowhere else). Even so ccache serves the second build little since the layers
-# compile as unity batches: a batch's source is a file in each build folder, and ccache hashes
-# its path (measured cold: 1 of the package build's 34 compiles hit; it took 159 s). Sharing them
-# would need both builds to see the same relative paths under a ccache base_dir: build folders
-# of the same depth and layout, which the package's build (python/build/<tag>/kernelhub/src/...)
-# does not have.
+# the debug info, nowhere else). Even so ccache served the second build little once the layers
+# compiled as unity batches: a batch's source is a file in each build folder, and ccache hashes
+# its path (measured cold: 1 of the package build's 34 compiles hit; it took 159 s). So the
+# package's build now installs the extension the root build made (KERNELHUB_PREBUILT_EXTENSION),
+# which the root build compiles from the same python/CMakeLists.txt with the same flags.
 export CC=${CC:-cc} CXX=${CXX:-c++}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 step_start=$SECONDS
@@ -126,8 +125,15 @@ if [ ! -f "$py_stamp" ] || [ "$(cat "$py_stamp")" != "${python_build_type[*]}" ]
   werror=()
   [ -z "${KERNELHUB_WERROR:-}" ] ||
     werror=(--config-settings=cmake.define.KERNELHUB_WERROR="$KERNELHUB_WERROR")
+  # The extension the root build made (above), installed as it is: built again by the
+  # package's own build, its layers would compile again (see the top of this file).
+  extension=("$build_dir"/python/kernelhub/_kernelhub*.so)
+  prebuilt=()
+  if ((${#extension[@]} == 1)) && [ -f "${extension[0]}" ]; then
+    prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION="$root/${extension[0]}")
+  fi
   .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation \
-    "${python_build_type[@]}" "${werror[@]}" ./python
+    "${python_build_type[@]}" "${werror[@]}" "${prebuilt[@]}" ./python
   echo "${python_build_type[*]}" >"$py_stamp"
 fi
 step "done; kernel-builder and kernelhub are in .venv/bin"
