@@ -7,14 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-# The core is compiled twice, by the root build and by the Python package's own build (below),
-# with the same flags and compiler name (scikit-build-core would take g++ from Python's
-# sysconfig, the root build c++), the build folder not hashed (CCACHE_NOHASHDIR: -g puts it in
-# the debug info, nowhere else). Even so ccache served the second build little once the layers
-# compiled as unity batches: a batch's source is a file in each build folder, and ccache hashes
-# its path (measured cold: 1 of the package build's 34 compiles hit; it took 159 s). So the
-# package's build now installs the extension the root build made (KERNELHUB_PREBUILT_EXTENSION),
-# which the root build compiles from the same python/CMakeLists.txt with the same flags.
+# The Python package's extension is the one the root build made (KERNELHUB_PREBUILT_EXTENSION,
+# below). Compiled again by the package's own build, the layers missed ccache: a unity batch's
+# source is a file in each build folder, and ccache hashes its path (measured cold: 1 of that
+# build's 34 compiles hit; it took 159 s). CC, CXX and CCACHE_NOHASHDIR keep that build's
+# compile lines the root build's where it still compiles (no root build of the extension):
+# scikit-build-core would take g++ from Python's sysconfig, the root build c++, and -g puts the
+# build folder in the debug info.
 export CC=${CC:-cc} CXX=${CXX:-c++}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 step_start=$SECONDS
