@@ -127,7 +127,7 @@ if [ ! -f "$py_stamp" ] || [ "$(cat "$py_stamp")" != "${python_build_type[*]}" ]
   # The extension the root build made (above), installed as it is: built again by the
   # package's own build, its layers would compile again (see the top of this file).
   extension=("$build_dir"/python/kernelhub/_kernelhub*.so)
-  prebuilt=()
+  prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION=)  # none: build it
   if ((${#extension[@]} == 1)) && [ -f "${extension[0]}" ]; then
     prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION="$root/${extension[0]}")
   fi
