@@ -127,9 +127,9 @@ if [ ! -f "$py_stamp" ] || [ "$(cat "$py_stamp")" != "${python_build_type[*]}" ]
   # The extension the root build made (above), installed as it is: built again by the
   # package's own build, its layers would compile again (see the top of this file).
   extension=("$build_dir"/python/kernelhub/_kernelhub*.so)
-  prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION=)  # none: build it
+  prebuilt=()
   if ((${#extension[@]} == 1)) && [ -f "${extension[0]}" ]; then
-    prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION="$root/${extension[0]}")
+    prebuilt=(--config-settings=cmake.define.KERNELHUB_PREBUILT_EXTENSION="$(realpath "${extension[0]}")")
   fi
   .venv/bin/pip install --quiet --disable-pip-version-check --no-build-isolation \
     "${python_build_type[@]}" "${werror[@]}" "${prebuilt[@]}" ./python
