@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/builder/torch_environment.hpp>
 #include <kernelhub/metadata/digest.hpp>
 #include <kernelhub/metadata/kernel_id.hpp>
 #include <kernelhub/metadata/metadata.hpp>
@@ -231,6 +232,12 @@ json kernel_id(const Args& args) {
   return id ? json{{"ok", true}, {"id", *id}, {"unique", unique}} : failure(id.error().message);
 }
 
+// torch-probe-script: the program kernel-builder runs to learn a Python's torch, to run with
+// other Pythons and torch layouts than this machine's.
+json torch_probe_script(const Args&) {
+  return {{"ok", true}, {"script", std::string(builder::torch_probe_script())}};
+}
+
 const std::map<std::string, std::function<json(const Args&)>> k_commands = {
     {"metadata-parse", metadata_parse},       {"version-normalize", version_normalize},
     {"version-compare", version_compare},     {"kernel-name-check", kernel_name_check},
@@ -240,6 +247,7 @@ const std::map<std::string, std::function<json(const Args&)>> k_commands = {
     {"variants-parse", testtool::variants_parse},
     {"variants-resolve", testtool::variants_resolve},
     {"hub", testtool::hub_call},
+    {"torch-probe-script", torch_probe_script},
 };
 
 }  // namespace

@@ -28,19 +28,43 @@ std::optional<std::string> optional_string(const nlohmann::json& json, const cha
 
 }  // namespace
 
+// Importing torch costs seconds of CPU (3 here); the probe needs none of it. torch's version.py
+// is plain assignments (torch.version reads them), cmake_prefix_path is a folder beside it, and
+// the C++ ABI shows in libc10's symbol names: std::__cxx11:: appears only where torch was built
+// with _GLIBCXX_USE_CXX11_ABI=1. Anything unlike that layout (no version.py, no libc10.so: a
+// macOS or Windows torch, a source tree) falls back to importing torch, whose failure is the
+// probe's: torch is missing or cannot load.
 std::string_view torch_probe_script() {
-  return R"(import json, platform, sysconfig
-import torch, torch.utils
-print(json.dumps({
-    "torch": torch.__version__,
-    "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)),
-    "cuda": torch.version.cuda,
-    "hip": getattr(torch.version, "hip", None),
-    "machine": platform.machine(),
-    "system": platform.system().lower(),
-    "cmake_prefix_path": torch.utils.cmake_prefix_path,
-    "python_include": sysconfig.get_paths()["include"],
-}))
+  return R"(import json, os, platform, sysconfig
+from importlib.util import find_spec
+
+def read_files():
+    spec = find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = list(spec.submodule_search_locations)[0]
+    version = {}
+    with open(os.path.join(root, "version.py")) as file:
+        exec(compile(file.read(), file.name, "exec"), version)
+    with open(os.path.join(root, "lib", "libc10.so"), "rb") as file:
+        cxx11_abi = b"St7__cxx11" in file.read()
+    return {"torch": version["__version__"], "cxx11_abi": cxx11_abi,
+            "cuda": version.get("cuda"), "hip": version.get("hip"),
+            "cmake_prefix_path": os.path.join(root, "share", "cmake")}
+
+try:
+    facts = read_files()
+except Exception:
+    facts = None
+if facts is None:
+    import torch, torch.utils
+    facts = {"torch": torch.__version__,
+             "cxx11_abi": bool(getattr(torch._C, "_GLIBCXX_USE_CXX11_ABI", True)),
+             "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None),
+             "cmake_prefix_path": torch.utils.cmake_prefix_path}
+facts.update({"machine": platform.machine(), "system": platform.system().lower(),
+              "python_include": sysconfig.get_paths()["include"]})
+print(json.dumps(facts))
 )";
 }
 
