@@ -16,6 +16,9 @@ root=$PWD
 # build folder in the debug info.
 export CC=${CC:-cc} CXX=${CXX:-c++}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+# Paths under the checkout are hashed relative to it, so a clone in another folder (CI's, a
+# second worktree) compiles nothing that this machine's cache already holds.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 step_start=$SECONDS
 # step NAME: announces a step with the seconds since the set-up began (where CI time goes).
 step() {
