@@ -34,13 +34,6 @@ constexpr std::string_view k_pytest_ini =
     "markers =\n"
     "    kernels_ci: tests that kernel CI runs against every built variant\n";
 
-// Prints 1 when torch sees a CUDA/ROCm or XPU device, which the loader's backend detection
-// does not ask.
-constexpr std::string_view k_device_probe =
-    "import torch\n"
-    "xpu = hasattr(torch, 'xpu') and torch.xpu.is_available()\n"
-    "print(1 if torch.cuda.is_available() or xpu else 0)\n";
-
 std::string joined(std::span<const std::string> names) {
   std::string text;
   for (const auto& name : names) {
@@ -227,9 +220,9 @@ util::Expected<TestRun> run_kernel_tests(const fs::path& dir, const TestOptions&
     variants::DetectOptions detect = variants::DetectOptions::from_environment();
     detect.pythons = {python->string()};
     system = variants::detect_build_host(probe, detect).system;
-    const bool device = system.backend.kind != types::Backend::cpu &&
-                        probe.run({python->string(), "-c", std::string(k_device_probe)})
-                                .value_or("").starts_with("1");
+    // The probe that named the backend asked torch for its device too (is_available()): a
+    // second interpreter importing torch only for that cost seconds.
+    const bool device = system.backend.kind != types::Backend::cpu && system.backend_device;
     runnable = runnable_backends(system.backend, device);
   }
   const auto variant = KH_TRY(choose_test_variant(built, system, runnable, options.variant));
