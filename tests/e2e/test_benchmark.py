@@ -9,6 +9,7 @@ the other files that need a cpu build of relu); every run uses a few iterations,
 module takes about a minute. The reference picks its device from torch's build, CUDA here, with no
 GPU: it is run with torch.version.cuda cleared so that it benchmarks the cpu variant too.
 """
+import functools
 import hashlib
 import json
 import os
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@functools.cache  # one torch import per process, not one per call
 def torch_variant() -> str:
     out = subprocess.run(
         [str(PYTHON), "-c",

@@ -7,6 +7,7 @@ The variants are loaded with `kernels.get_local_kernel` (kernels 0.17.2) in a su
 with backend="cpu" because the loader picks CPU arch variants only when asked on a machine
 whose torch has CUDA.
 """
+import functools
 import json
 import re
 import shutil
@@ -58,6 +59,7 @@ def assert_reference_reads(variant: Path):
     metadata.digest.validate(kd.Digest.hash_variant(kd.DigestAlgorithm.SHA256, variant))
 
 
+@functools.cache  # one torch import per process, not one per call
 def torch_variant():
     out = subprocess.run(
         [str(PYTHON), "-c",

@@ -15,6 +15,7 @@ same options), and `__all__` is read with Python's own `ast` the way the referen
 with rustpython's.
 """
 import ast
+import functools
 import json
 import shutil
 import subprocess
@@ -42,6 +43,7 @@ def kernel_test(kernel_builder, kernel_dir, *args):
     return run([kernel_builder, "test", kernel_dir, "--python", PYTHON, "--json", *args])
 
 
+@functools.cache  # one torch import per process, not one per call
 def cpu_variant():
     out = subprocess.run(
         [str(PYTHON), "-c",
