@@ -11,6 +11,8 @@
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/util/file_io.hpp>
 
+#include "../source_dir.hpp"
+
 namespace kernelhub::checks {
 namespace {
 
@@ -343,7 +345,7 @@ def j():
 }
 
 TEST(PythonImportsCheck, TvmFfiOpsFlagsAreTheTemplates) {
-  const auto text = util::read_file(std::filesystem::path(KERNELHUB_SOURCE_DIR) /
+  const auto text = util::read_file(kernelhub::unit_tests::source_dir() /
                                     "templates/project/tvm_ffi/_ops.py");
   ASSERT_TRUE(text.has_value());
   EXPECT_EQ(availability_flags(*text), k_tvm_ffi_ops_flags);

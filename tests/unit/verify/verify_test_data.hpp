@@ -7,12 +7,14 @@
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/verify/identity_policy.hpp>
 
+#include "../source_dir.hpp"
+
 // Shared by the verify layer's tests: the vendored sigstore-conformance cases
 // (tests/data/sigstore-conformance, README there), ours, and the identity that signed them.
 namespace kernelhub::verify::test {
 
 inline std::filesystem::path conformance_dir() {
-  return std::filesystem::path(KERNELHUB_SOURCE_DIR) / "tests/data/sigstore-conformance/bundle-verify";
+  return kernelhub::unit_tests::source_dir() / "tests/data/sigstore-conformance/bundle-verify";
 }
 
 inline std::string source_file(const std::filesystem::path& path) {
@@ -29,12 +31,12 @@ inline std::string conformance_file(const std::string& relative) {
 
 // Our own cases in the conformance layout (tests/data/sigstore-kernelhub, README there).
 inline std::filesystem::path kernelhub_cases_dir() {
-  return std::filesystem::path(KERNELHUB_SOURCE_DIR) / "tests/data/sigstore-kernelhub/bundle-verify";
+  return kernelhub::unit_tests::source_dir() / "tests/data/sigstore-kernelhub/bundle-verify";
 }
 
 // The production trusted root as a JSON document, to change one field of.
 inline std::string production_root_json() {
-  return source_file(std::filesystem::path(KERNELHUB_SOURCE_DIR) / "data/sigstore/trusted_root.json");
+  return source_file(kernelhub::unit_tests::source_dir() / "data/sigstore/trusted_root.json");
 }
 
 // The conformance suite's default signer: a GitHub Actions workflow of its beacon repository.
