@@ -281,15 +281,23 @@ def test_a_clone_in_another_folder_compiles_nothing_and_gives_the_same_bytes(
     assert_same_variants(first, uncached)
 
 
-def python_with_torch_elsewhere(folder: Path) -> Path:
+def python_with_torch_elsewhere(folder: Path, changed_header: str = "") -> Path:
     """The venv's python, finding its torch package in `folder` instead: a copy made of hard
-    links, so what a build against another torch install differs in is its folder."""
+    links, so what a build against another torch install differs in is its folder. With
+    `changed_header` (a path under torch/include), that header gains a declaration: another
+    torch version, to a compiler cache (a comment would not do: the preprocessor drops it, and
+    ccache rightly finds the same preprocessed source)."""
     spec = subprocess.run([str(PYTHON), "-c", "import torch, os; print(os.path.dirname("
                            "torch.__file__))"], capture_output=True, text=True, check=True)
     try:
         shutil.copytree(spec.stdout.strip(), folder / "torch", copy_function=os.link)
     except OSError as error:  # another file system: no hard links
         pytest.skip(f"cannot link torch's files into {folder}: {error}")
+    if changed_header:
+        header = folder / "torch" / "include" / changed_header
+        text = header.read_text()
+        header.unlink()  # a file of its own, not the venv's through the hard link
+        header.write_text(text + "\nstruct KernelhubAnotherTorch;\n")
     wrapper = folder / "python"
     wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="{folder}" exec "{PYTHON}" "$@"\n')
     wrapper.chmod(0o755)
@@ -332,14 +340,17 @@ def test_a_build_tree_configured_again_for_a_torch_elsewhere_links_that_torch(
 @pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache not installed")
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: install the CUDA toolkit")
 @pytest.mark.skipif(not TORCH_CUDA, reason="the .venv's torch is not a CUDA build")
-def test_a_cu_source_without_torch_headers_is_not_compiled_again_for_another_torch(
+def test_the_same_torch_elsewhere_compiles_nothing_and_another_only_what_includes_it(
         kernel_builder, tmp_path):
-    """Issue 25: what does not depend on the torch version is not compiled again for another
-    one. examples/rmsnorm's .cu includes no torch header; built against a torch in another
-    folder (what another torch version is to the compile commands), it comes from ccache while
-    the C++ sources that include torch compile again, and the module has the same bytes as one
-    built without ccache. Before, nvcc was given torch's include folders as "-isystem=<dir>",
-    which ccache hashed whole even in its preprocessor mode, so the .cu compiled again."""
+    """Issue 25: what does not change is not compiled again. examples/rmsnorm (a .cu that
+    includes no torch header, two C++ sources that do) built against the same torch installed
+    in another folder (a new venv, CI's clone) takes every object from ccache: the compile lines
+    name torch's headers through the build tree's link to them. Before, they named the venv's
+    folder, and everything that includes torch compiled again. Against another torch (one
+    header changed), the .cu still comes from ccache while the C++ sources compile again; the
+    module has the same bytes as one built without ccache. Before that, nvcc was given torch's
+    include folders as "-isystem=<dir>", which ccache hashed whole even in its preprocessor
+    mode, so the .cu compiled again too."""
     kernel = checkout("rmsnorm", tmp_path / "kernel", USERS[0]["mtime"], ["cuda"])
     toml = kernel / "build.toml"
     toml.write_text(toml.read_text().replace('cuda-capabilities = ["8.0", "9.0+PTX"]',
@@ -347,7 +358,6 @@ def test_a_cu_source_without_torch_headers_is_not_compiled_again_for_another_tor
     git(kernel, "commit", "-q", "-a", "-m", "one arch")
     uncached = tmp_path / "uncached"
     shutil.copytree(kernel, uncached)
-    other_torch = python_with_torch_elsewhere(tmp_path / "other-torch")
     log = tmp_path / "ccache.log"
     (tmp_path / "ccache.conf").write_text(f"log_file = {log}\n")
     cache = {"CCACHE_DIR": str(tmp_path / "ccache"),
@@ -355,14 +365,22 @@ def test_a_cu_source_without_torch_headers_is_not_compiled_again_for_another_tor
     # Outside the sandbox, where ccache can write its log.
     build(kernel_builder, kernel, USERS[0], tmp_path / "home-0" / "user", ccache=cache,
           options=["--no-sandbox"])
+    sources = ("rmsnorm_kernels.cu", "torch_binding.cpp", "rmsnorm_cuda.cpp")
     log.write_text("")
-    cached = build(kernel_builder, kernel, USERS[0], tmp_path / "home-1" / "user", ccache=cache,
+    build(kernel_builder, kernel, USERS[0], tmp_path / "home-1" / "user", ccache=cache,
+          python=python_with_torch_elsewhere(tmp_path / "same-torch"), options=["--no-sandbox"])
+    results = ccache_results(log)
+    for source in sources:
+        assert results[source] in ("direct_cache_hit", "preprocessed_cache_hit"), results
+    # c10/macros/Macros.h: every source that includes torch includes it.
+    other_torch = python_with_torch_elsewhere(tmp_path / "other-torch", "c10/macros/Macros.h")
+    log.write_text("")
+    cached = build(kernel_builder, kernel, USERS[0], tmp_path / "home-2" / "user", ccache=cache,
                    python=other_torch, options=["--no-sandbox"])
     results = ccache_results(log)
     assert results["rmsnorm_kernels.cu"] in ("direct_cache_hit", "preprocessed_cache_hit"), results
-    # The sources that include torch's headers compiled again.
     assert results["torch_binding.cpp"] == "cache_miss", results
     assert results["rmsnorm_cuda.cpp"] == "cache_miss", results
-    fresh = build(kernel_builder, uncached, USERS[0], tmp_path / "home-2" / "user",
+    fresh = build(kernel_builder, uncached, USERS[0], tmp_path / "home-3" / "user",
                   python=other_torch, options=["--no-sandbox"])
     assert_same_variants(cached, fresh)

@@ -10,8 +10,11 @@ check_cxx_compiler_flag(-ffile-prefix-map=/kernelhub=. KERNELHUB_HAS_FILE_PREFIX
 # module (through __FILE__ in assertions, and nvcc's host code), each to a fixed name. GCC and
 # Clang apply the last map that matches, so a folder inside another comes after it.
 function(kernelhub_prefix_maps out)
+  # Torch's headers are read through the build tree's link to them (CMakeLists.txt): named as
+  # they would be without it.
   set(maps "${KERNEL_SOURCE_DIR}=." "${CMAKE_CURRENT_SOURCE_DIR}=kernelhub-project"
-           "${CMAKE_CURRENT_BINARY_DIR}=kernelhub-build")
+           "${CMAKE_CURRENT_BINARY_DIR}=kernelhub-build"
+           "${CMAKE_CURRENT_BINARY_DIR}/torch-include=torch/include")
   if(TORCH_PACKAGE_DIR)
     list(APPEND maps "${TORCH_PACKAGE_DIR}=torch")
   endif()
