@@ -18,6 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+# Paths under the checkout hashed relative to it (as scripts/setup.sh does): a clone in another
+# folder, CI's among them, takes the static dependencies' and the project's compiles from this
+# machine's cache instead of compiling them all again.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 versions=("$@")
 ((${#versions[@]})) || versions=(3.10 3.11 3.12)
 work=$root/build/wheel
