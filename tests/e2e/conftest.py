@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the end-to-end tests: the installed binaries and the repo's paths."""
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -38,6 +39,17 @@ def _binary(name: str) -> Path:
             pytest.fail(f"{name} is not installed; run scripts/setup.sh")
         path = Path(found)
     return path
+
+
+@functools.cache  # one torch import per process, not one per call
+def venv_cpu_variant() -> str:
+    """The cpu variant name of the .venv's torch on x86_64 Linux, as
+    "torch215-cxx11-cpu-x86_64-linux"."""
+    out = subprocess.run(
+        [str(VENV_BIN / "python"), "-c",
+         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
+        capture_output=True, text=True, check=True, timeout=120).stdout.strip()
+    return f"torch{out}-cxx11-cpu-x86_64-linux"
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ the other files that need a cpu build of relu); every run uses a few iterations,
 module takes about a minute. The reference picks its device from torch's build, CUDA here, with no
 GPU: it is run with torch.version.cuda cleared so that it benchmarks the cpu variant too.
 """
-import functools
 import hashlib
 import json
 import os
@@ -21,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, copy_built, example_unique_id, run
+from conftest import venv_cpu_variant as torch_variant
 from headless_browser import CHROMIUM, Browser
 
 PYTHON = VENV_BIN / "python"
@@ -33,15 +33,6 @@ pytestmark = pytest.mark.skipif(
     not PYTHON.exists() or shutil.which("cmake") is None or shutil.which("ninja") is None,
     reason="needs the .venv with torch, cmake and ninja",
 )
-
-
-@functools.cache  # one torch import per process, not one per call
-def torch_variant() -> str:
-    out = subprocess.run(
-        [str(PYTHON), "-c",
-         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
-        capture_output=True, text=True, check=True, timeout=120).stdout.strip()
-    return f"torch{out}-cxx11-cpu-x86_64-linux"
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ The variants are loaded with `kernels.get_local_kernel` (kernels 0.17.2) in a su
 with backend="cpu" because the loader picks CPU arch variants only when asked on a machine
 whose torch has CUDA.
 """
-import functools
 import json
 import re
 import shutil
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import venv_cpu_variant as torch_variant
 
 PYTHON = VENV_BIN / "python"
 EXAMPLES = REPO_ROOT / "examples"
@@ -57,15 +57,6 @@ def assert_reference_reads(variant: Path):
     assert metadata.id == ours["id"]
     assert str(metadata.backend.backend_type) == ours["backend"]["type"]
     metadata.digest.validate(kd.Digest.hash_variant(kd.DigestAlgorithm.SHA256, variant))
-
-
-@functools.cache  # one torch import per process, not one per call
-def torch_variant():
-    out = subprocess.run(
-        [str(PYTHON), "-c",
-         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
-        capture_output=True, text=True, check=True).stdout.strip()
-    return f"torch{out}-cxx11-cpu-x86_64-linux"
 
 
 @pytest.fixture(scope="module")

@@ -15,15 +15,14 @@ same options), and `__all__` is read with Python's own `ast` the way the referen
 with rustpython's.
 """
 import ast
-import functools
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import venv_cpu_variant as cpu_variant
 
 PYTHON = VENV_BIN / "python"
 EXAMPLES = REPO_ROOT / "examples"
@@ -41,15 +40,6 @@ def build(kernel_builder, kernel_dir):
 
 def kernel_test(kernel_builder, kernel_dir, *args):
     return run([kernel_builder, "test", kernel_dir, "--python", PYTHON, "--json", *args])
-
-
-@functools.cache  # one torch import per process, not one per call
-def cpu_variant():
-    out = subprocess.run(
-        [str(PYTHON), "-c",
-         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
-        capture_output=True, text=True, check=True).stdout.strip()
-    return f"torch{out}-cxx11-cpu-x86_64-linux"
 
 
 @pytest.fixture(scope="module")
