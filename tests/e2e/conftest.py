@@ -41,15 +41,33 @@ def _binary(name: str) -> Path:
     return path
 
 
-@functools.cache  # one torch import per process, not one per call
+_TORCH_FACTS = """import json, pathlib, torch
+print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda or "",
+                  "cuda_available": torch.cuda.is_available(),
+                  "package_dir": str(pathlib.Path(torch.__file__).parent),
+                  "site_packages": str(pathlib.Path(torch.__file__).parents[1])}))
+"""
+
+
+@functools.cache  # one torch import per process: each costs seconds of CPU, at collection too
+def venv_torch() -> dict:
+    """What the tests ask of the .venv's torch, from one interpreter that imports it: `version`
+    ("2.15.0+cu132"), `cuda` (torch.version.cuda, "" for a build without CUDA),
+    `cuda_available`, `package_dir` and `site_packages` (the folder holding torch). {} when the
+    .venv or its torch is missing (the tests that need it then skip)."""
+    python = VENV_BIN / "python"
+    if not python.exists():
+        return {}
+    result = subprocess.run([str(python), "-c", _TORCH_FACTS], capture_output=True, text=True,
+                            timeout=120)
+    return json.loads(result.stdout) if result.returncode == 0 else {}
+
+
 def venv_cpu_variant() -> str:
     """The cpu variant name of the .venv's torch on x86_64 Linux, as
     "torch215-cxx11-cpu-x86_64-linux"."""
-    out = subprocess.run(
-        [str(VENV_BIN / "python"), "-c",
-         "import torch; v = torch.__version__.split('+')[0].split('.'); print(v[0] + v[1])"],
-        capture_output=True, text=True, check=True, timeout=120).stdout.strip()
-    return f"torch{out}-cxx11-cpu-x86_64-linux"
+    major, minor = venv_torch()["version"].split("+")[0].split(".")[:2]
+    return f"torch{major}{minor}-cxx11-cpu-x86_64-linux"
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run, venv_torch
 from layers_support import venv_python
 
 PYTHON = VENV_BIN / "python"
@@ -45,7 +45,7 @@ def find_cuobjdump(nvcc):
 
 
 NVCC = find_nvcc()
-TORCH_CUDA = venv_python("import torch; print(torch.version.cuda or '')")
+TORCH_CUDA = venv_torch().get("cuda", "")
 
 pytestmark = [
     pytest.mark.slow,
@@ -72,7 +72,7 @@ def sm_code(arch):
 def built(built_example):
     relu = built_example("relu")
     summary = relu.summary
-    torch_flat = flat(venv_python("import torch; print(torch.__version__.split('+')[0])"))
+    torch_flat = flat(venv_torch()["version"].split("+")[0])
     name = f"torch{torch_flat}-cxx11-cu{flat(TORCH_CUDA)}-x86_64-linux"
     return relu.kernel, summary, relu.kernel / "build" / name, relu.result.stderr
 
@@ -124,7 +124,7 @@ def test_cuobjdump_lists_exactly_the_metadata_archs(built):
 
 
 def test_variant_runs_where_torch_sees_a_gpu(built):
-    if venv_python("import torch; print(torch.cuda.is_available())") != "True":
+    if not venv_torch().get("cuda_available"):
         pytest.skip("torch sees no CUDA GPU on this machine; the variant is built but not run")
     kernel_dir, _, _, _ = built
     result = subprocess.run([str(PYTHON), "-c", f"""

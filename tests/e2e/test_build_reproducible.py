@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, VENV_BIN, run
+from conftest import EXAMPLES, VENV_BIN, run, venv_torch
 from layers_support import venv_has_tvm_ffi
 from test_build_cuda import NVCC, TORCH_CUDA
 
@@ -192,9 +192,7 @@ def test_cpu_variant_is_reproducible(kernel_builder, built_in_two_folders):
     # The origin without its credentials, the commit's time as the compilers' clock.
     assert record["origin"] == "https://hub.example.invalid/kernels-community/relu.git"
     assert record["source-date-epoch"] == COMMIT_TIME
-    torch_version = subprocess.run([str(PYTHON), "-c", "import torch; print(torch.__version__)"],
-                                   capture_output=True, text=True, check=True).stdout.strip()
-    assert record["toolchain"]["torch"] == torch_version
+    assert record["toolchain"]["torch"] == venv_torch()["version"]
     assert record["toolchain"]["cxx"].split()[0] in ("GNU", "Clang")
     assert record["toolchain"]["cmake"]
     assert record["flags"]["build-type"] == "Release"
@@ -287,10 +285,8 @@ def python_with_torch_elsewhere(folder: Path, changed_header: str = "") -> Path:
     `changed_header` (a path under torch/include), that header gains a declaration: another
     torch version, to a compiler cache (a comment would not do: the preprocessor drops it, and
     ccache rightly finds the same preprocessed source)."""
-    spec = subprocess.run([str(PYTHON), "-c", "import torch, os; print(os.path.dirname("
-                           "torch.__file__))"], capture_output=True, text=True, check=True)
     try:
-        shutil.copytree(spec.stdout.strip(), folder / "torch", copy_function=os.link)
+        shutil.copytree(venv_torch()["package_dir"], folder / "torch", copy_function=os.link)
     except OSError as error:  # another file system: no hard links
         pytest.skip(f"cannot link torch's files into {folder}: {error}")
     if changed_header:

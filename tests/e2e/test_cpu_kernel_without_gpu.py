@@ -19,14 +19,12 @@ import textwrap
 
 import pytest
 
-from conftest import run
-from layers_support import EXAMPLES, ORG, PYTHON, ServedHub, build, venv_python
+from conftest import run, venv_torch
+from layers_support import EXAMPLES, ORG, PYTHON, ServedHub, build
 
 NO_GPU = {"CUDA_VISIBLE_DEVICES": ""}
-TORCH = venv_python("import torch, json; print(json.dumps(torch.version.cuda))")
-
 pytestmark = pytest.mark.skipif(
-    TORCH in ("", "null"), reason="needs the .venv with a CUDA build of torch")
+    not venv_torch().get("cuda"), reason="needs the .venv with a CUDA build of torch")
 
 
 def cpu_only(kernel):

@@ -9,12 +9,10 @@ import sys
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, run
+from conftest import REPO_ROOT, run, venv_torch
 from test_build_variant import noarch_kernel
 
-SITE_PACKAGES = subprocess.run([str(VENV_BIN / "python"), "-c", "import torch, pathlib; "
-                                "print(pathlib.Path(torch.__file__).parents[1])"],
-                               capture_output=True, text=True).stdout.strip()
+SITE_PACKAGES = venv_torch().get("site_packages", "")
 
 pytestmark = pytest.mark.skipif(not SITE_PACKAGES or sys.platform != "linux",
                                 reason="needs Linux and the .venv with torch")

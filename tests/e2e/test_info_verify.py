@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import VENV_BIN, copy_built
+from conftest import VENV_BIN, copy_built, venv_torch
 from hub_cache_support import ThrottlingProxy, publish
 
 PYTHON = VENV_BIN / "python"
@@ -190,11 +190,8 @@ def test_info_offline_miss_names_repository_revision_and_cache(kernelhub_bin, tm
 def gpu_backend_without_device():
     """Whether the venv's torch is a GPU build with no device in this process (a CUDA torch on
     a machine without a GPU), where kernelhub deliberately prefers a cpu variant."""
-    probe = subprocess.run(
-        [str(PYTHON), "-c",
-         "import torch; print(bool(torch.version.cuda) and not torch.cuda.is_available())"],
-        capture_output=True, text=True, check=True)
-    return probe.stdout.strip() == "True"
+    torch = venv_torch()
+    return bool(torch["cuda"]) and not torch["cuda_available"]
 
 
 def with_cpu_preferred(reference_listing):

@@ -13,11 +13,11 @@ import shutil
 
 import pytest
 
-from conftest import run
+from conftest import run, venv_torch
 from layers_support import (ORG, PYTHON, ServedHub, assert_kernel_forwards, find_nvcc,
                             shared_build, variants, venv_python)
 
-CUDA_AVAILABLE = venv_python("import torch; print(torch.cuda.is_available())") == "True"
+CUDA_AVAILABLE = bool(venv_torch().get("cuda_available"))
 HAS_TRANSFORMERS = venv_python("import importlib.util as u; print(u.find_spec('transformers') "
                                "is not None)") == "True"
 LAYERS = {"RMSNorm": "RMSNorm", "SiLU": "SiLU"}

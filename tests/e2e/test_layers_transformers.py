@@ -25,11 +25,11 @@ import textwrap
 
 import pytest
 
-from conftest import run
+from conftest import run, venv_torch
 from layers_support import (EXAMPLES, ORG, PYTHON, ServedHub, assert_kernel_forwards, build,
                             find_nvcc, shared_build, variants, venv_python)
 
-TORCH_CUDA = venv_python("import torch; print(torch.version.cuda or '')")
+TORCH_CUDA = venv_torch().get("cuda", "")
 HAS_TRANSFORMERS = venv_python("import importlib.util as u; print(u.find_spec('transformers') "
                                "is not None)") == "True"
 LAYERS = {"RMSNorm": "RMSNorm", "SiLU": "SiLU"}

@@ -24,7 +24,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO_ROOT, run
+from conftest import REPO_ROOT, run, venv_torch
 from layers_support import (EXAMPLES, ORG, PYTHON, ServedHub, build, find_nvcc, variants,
                             venv_python)
 import transformers_families_client as client
@@ -35,7 +35,7 @@ KERNELS = ["rmsnorm", "activation", "rotary", "rmsnorm-variants"]
 # sum of squares in double, x * sigmoid(x) as x / (1 + exp(-x))...): a few ulps per layer, which
 # tiny random models amplify at most to a few 1e-6 in logits of magnitude ~1.
 TOLERANCE = 1e-4
-TORCH_CUDA = venv_python("import torch; print(torch.version.cuda or '')")
+TORCH_CUDA = venv_torch().get("cuda", "")
 TRANSFORMERS = venv_python("import transformers; print(transformers.__version__)")
 TABLE = REPO_ROOT / os.environ.get("KERNELHUB_BUILD_DIR", "build") / "transformers-families.json"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run
+from conftest import REPO_ROOT, VENV_BIN, example_unique_id, run, venv_torch
 
 PYTHON = VENV_BIN / "python"
 SHARED_ID = example_unique_id("relu")  # conftest's built_example("relu", ["cpu"])
@@ -144,10 +144,7 @@ def test_library_links_no_libtorch_and_the_package_takes_any_torch(prefix, tmp_p
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dynamic)
     assert needed and not [n for n in needed if re.match(r"lib(torch|c10|cuda)", n)], needed
     assert "RUNPATH" not in dynamic and "RPATH" not in dynamic, dynamic
-    torch_version = subprocess.run(
-        [str(PYTHON), "-c", "import torch; print(torch.__version__.split('+')[0])"],
-        capture_output=True, text=True, timeout=120, check=True).stdout.strip()
-    major, minor = torch_version.split(".")[:2]
+    major, minor = venv_torch()["version"].split("+")[0].split(".")[:2]
     other = f"{major}.{int(minor) + 1}.0"
     project = tmp_path / "project"
     project.mkdir()
