@@ -259,3 +259,48 @@ def test_it_says_which_variant_it_tests_and_why(kernel_builder, tmp_path):
     assert f"Testing {summary['variant']} ({summary['reason']})" in result.stderr
     chosen = kernel_test(kernel_builder, kernel, "--variant", "torch-cpu")
     assert json.loads(chosen.stdout)["reason"] == "as --variant asked"
+
+
+def counting_python(folder):
+    """An interpreter that is the .venv's, and appends one line per process it runs to
+    `folder`/starts.log: "torch" when the process had imported torch by its end, else "-"."""
+    site = folder / "site"
+    site.mkdir(parents=True)
+    (site / "sitecustomize.py").write_text(
+        "import atexit, sys\n\n\ndef _note():\n"
+        f"    with open({str(folder / 'starts.log')!r}, 'a') as log:\n"
+        "        log.write('torch\\n' if 'torch' in sys.modules else '-\\n')\n\n\n"
+        "atexit.register(_note)\n")
+    wrapper = folder / "python"
+    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}} "
+                       f"exec {PYTHON} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return wrapper, folder / "starts.log"
+
+
+def test_one_torch_import_for_a_test_run(kernel_builder, init_kernel, tmp_path):
+    """The tests import torch; the variant choice asks torch whether the GPU is there in that
+    same interpreter, and the rest of what it needs comes from the probe cache. Before, a
+    `test` started three interpreters: one for `import pytest`, one that imported torch to
+    probe the machine, and pytest's."""
+    python, log = counting_python(tmp_path / "counting")
+    env = {"KERNELHUB_CACHE_DIR": str(tmp_path / "cache")}
+    args = [kernel_builder, "test", init_kernel, "--python", python, "--json"]
+    first = run(args, env=env)
+    assert first.returncode == 0, first.stderr
+    log.unlink()
+    again = run(args, env=env)  # the probe now cached
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert log.read_text().splitlines().count("torch") == 1, log.read_text()
+    assert f"Testing {cpu_variant()} (" in again.stderr
+
+
+def test_a_python_without_pytest_is_named(kernel_builder, init_kernel, tmp_path):
+    bare = shutil.which("python3", path="/usr/bin:/bin")
+    if bare is None or run([bare, "-c", "import pytest"]).returncode == 0:
+        pytest.skip("needs a system python3 without pytest")
+    result = run([kernel_builder, "test", init_kernel, "--python", bare, "--variant",
+                  cpu_variant()])
+    assert result.returncode != 0
+    assert f'"{bare}" cannot import pytest; install it with' in result.stderr

@@ -8,7 +8,9 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/config/build_config_reader.hpp>
 #include <kernelhub/metadata/built_variants.hpp>
 #include <kernelhub/util/diagnostic.hpp>
@@ -33,6 +35,53 @@ constexpr std::string_view k_pytest_ini =
     "[pytest]\n"
     "markers =\n"
     "    kernels_ci: tests that kernel CI runs against every built variant\n";
+
+// The driver of one test run (test_runner.hpp), run as `python -c <this> <plan as JSON>`.
+// Standard library only, for any Python a kernel is tested with. It writes its decision before
+// pytest runs, so a crash in the tests leaves it behind for the report.
+constexpr std::string_view k_test_driver = R"PY(import importlib, json, os, sys
+
+
+def has_device(backend):
+    try:
+        import torch
+        if backend == "xpu":
+            return bool(torch.xpu.is_available())
+        return bool(torch.cuda.is_available())
+    except Exception:
+        return False
+
+
+def main():
+    plan = json.loads(sys.argv[1])
+    try:
+        import pytest
+    except ImportError:
+        decision = {"pytest": False}
+    else:
+        candidates = plan["candidates"]
+        chosen = 1 if len(candidates) > 1 and not has_device(plan["device_backend"]) else 0
+        decision = {"pytest": True, "chosen": chosen}
+    with open(plan["decision"], "w") as stream:
+        json.dump(decision, stream)
+    if not decision["pytest"]:
+        return 1
+    candidate = candidates[chosen]
+    os.symlink(candidate["dir"], plan["link"], target_is_directory=True)
+    importlib.invalidate_caches()  # the shim folder was on sys.path before the link
+    if plan["repo_id"]:
+        entry = plan["repo_id"] + "=" + candidate["dir"]
+        before = os.environ.get("LOCAL_KERNELS")
+        os.environ["LOCAL_KERNELS"] = entry + ":" + before if before else entry
+    sys.stderr.write("Testing %s (%s) with the kernels_ci tests in %s\n"
+                     % (candidate["variant"], candidate["reason"], plan["tests"]))
+    sys.stderr.flush()
+    sys.argv = ["pytest"] + plan["pytest_args"]
+    return pytest.console_main()
+
+
+sys.exit(main())
+)PY";
 
 std::string joined(std::span<const std::string> names) {
   std::string text;
@@ -91,15 +140,37 @@ bool file_mentions(const fs::path& path, std::string_view needle) {
   return text && text->find(needle) != std::string::npos;
 }
 
+// Backends whose variants' tests need a device of theirs (a GPU) to run.
+bool needs_device(types::Backend kind) {
+  return kind == types::Backend::cuda || kind == types::Backend::rocm ||
+         kind == types::Backend::xpu;
+}
+
+// This machine as `python` sees it, without asking torch whether its backend has a device:
+// from the probe cache when `python` and its torch are unchanged, so no torch import. nullopt
+// when the interpreter does not answer.
+std::optional<variants::SystemInfo> probe_without_device(const fs::path& python,
+                                                         CommandRunner& runner,
+                                                         const std::optional<fs::path>& cache) {
+  const auto script = variants::python_probe_script_without_device();
+  if (script.empty()) {
+    return std::nullopt;
+  }
+  const auto output = cached_probe(python, script, runner, cache);
+  variants::BuildHost host;
+  if (!output || !variants::apply_python_probe(*output, host)) {
+    return std::nullopt;
+  }
+  return host.system;
+}
+
 }  // namespace
 
 std::vector<variants::SystemBackend> runnable_backends(const variants::SystemBackend& detected,
                                                        bool device_available) {
   std::vector<variants::SystemBackend> backends;
   const auto kind = detected.kind;
-  const bool needs_device = kind == types::Backend::cuda || kind == types::Backend::rocm ||
-                            kind == types::Backend::xpu;
-  if (kind != types::Backend::cpu && (device_available || !needs_device)) {
+  if (kind != types::Backend::cpu && (device_available || !needs_device(kind))) {
     backends.push_back(detected);
   }
   backends.push_back(variants::SystemBackend{types::Backend::cpu, {}});
@@ -152,29 +223,42 @@ bool has_pytest_config(const fs::path& kernel_dir) {
          file_mentions(kernel_dir / "setup.cfg", "[tool:pytest]");
 }
 
+fs::path test_decision_path(const fs::path& shim_dir) { return shim_dir / "decision.json"; }
+
 TestInvocation test_invocation(const TestSetup& setup) {
   TestInvocation invocation;
-  auto& argv = invocation.command.argv;
   // -p no:cacheprovider: no .pytest_cache left in the kernel's folder.
-  argv = {setup.python, "-m", "pytest", "tests", "-m", "kernels_ci", "-p", "no:cacheprovider"};
+  std::vector<std::string> pytest_args = {"tests", "-m", "kernels_ci", "-p", "no:cacheprovider"};
   if (!setup.kernel_has_pytest_config) {
     // Our ini declares the marker; --rootdir keeps pytest from climbing to a parent
     // project's configuration and keeps test ids relative to the kernel.
     invocation.pytest_ini = std::string(k_pytest_ini);
-    argv.insert(argv.end(), {"-c", (setup.shim_dir / "pytest.ini").string(),
-                             "--rootdir", setup.kernel_dir.string()});
+    pytest_args.insert(pytest_args.end(), {"-c", (setup.shim_dir / "pytest.ini").string(),
+                                           "--rootdir", setup.kernel_dir.string()});
   }
-  argv.insert(argv.end(), setup.pytest_args.begin(), setup.pytest_args.end());
+  pytest_args.insert(pytest_args.end(), setup.pytest_args.begin(), setup.pytest_args.end());
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& candidate : setup.candidates) {
+    candidates.push_back({{"variant", candidate.variant},
+                          {"reason", candidate.reason},
+                          {"dir", (setup.kernel_dir / "build" / candidate.variant).string()}});
+  }
+  const nlohmann::json plan = {
+      {"candidates", candidates},
+      {"device_backend", types::to_string(setup.device_backend)},
+      {"decision", test_decision_path(setup.shim_dir).string()},
+      {"link", (setup.shim_dir / setup.python_name).string()},
+      {"repo_id", setup.repo_id ? nlohmann::json(*setup.repo_id) : nlohmann::json(nullptr)},
+      {"tests", (setup.kernel_dir / "tests").string()},
+      {"pytest_args", pytest_args},
+  };
+  invocation.command.argv = {setup.python, "-c", std::string(k_test_driver), plan.dump()};
   invocation.command.cwd = setup.kernel_dir;
   auto& env = invocation.command.env;
   env.emplace_back("PYTHONPATH",
                    prepend(setup.shim_dir.string(), env_or_empty("PYTHONPATH"), ':'));
   // Bytecode would land in build/<variant>/__pycache__, inside what gets uploaded.
   env.emplace_back("PYTHONDONTWRITEBYTECODE", "1");
-  if (setup.repo_id) {
-    env.emplace_back("LOCAL_KERNELS", prepend(*setup.repo_id + "=" + setup.variant_dir.string(),
-                                              env_or_empty("LOCAL_KERNELS"), ':'));
-  }
   return invocation;
 }
 
@@ -207,62 +291,94 @@ util::Expected<TestRun> run_kernel_tests(const fs::path& dir, const TestOptions&
         "python \"{}\" was not found; install Python 3 with torch and pytest or pass --python PATH",
         options.python));
   }
-  if (!runner.capture({{python->string(), "-c", "import pytest"}, {}})) {
-    return util::fail(fmt::format("\"{}\" cannot import pytest; install it with `{} -m pip "
-                                  "install pytest` or pass --python PATH",
-                                  python->string(), python->string()));
-  }
-
   const auto built = metadata::built_variant_names(kernel_dir);
-  variants::SystemInfo system;
-  std::vector<variants::SystemBackend> runnable;
-  if (!options.variant && !built.empty()) {
-    variants::DetectOptions detect = variants::DetectOptions::from_environment();
-    detect.pythons = {python->string()};
-    system = variants::detect_build_host(probe, detect).system;
-    // The probe that named the backend asked torch for its device too (is_available()): a
-    // second interpreter importing torch only for that cost seconds.
-    const bool device = system.backend.kind != types::Backend::cpu && system.backend_device;
-    runnable = runnable_backends(system.backend, device);
+  if (built.empty()) {
+    return tl::unexpected(choose_test_variant(built, {}, {}, options.variant).error());
   }
-  const auto variant = KH_TRY(choose_test_variant(built, system, runnable, options.variant));
-  // Why this variant, in words: a cuda variant's tests need its device, which the loader's
-  // own choice (by how torch was built) does not ask for.
-  std::string why = "as --variant asked";
-  if (!options.variant) {
+  std::vector<TestCandidate> candidates;
+  auto device_backend = types::Backend::cpu;
+  if (options.variant) {
+    candidates.push_back(
+        {KH_TRY(choose_test_variant(built, {}, {}, options.variant)), "as --variant asked"});
+  } else {
+    const auto asked_device = [&] {
+      variants::DetectOptions detect = variants::DetectOptions::from_environment();
+      detect.pythons = {python->string()};
+      return variants::detect_build_host(probe, detect).system;
+    };
+    auto cached = probe_without_device(*python, runner, options.probe_cache);
+    const auto system = cached ? std::move(*cached) : asked_device();
     const auto detected = system.backend.kind;
-    const bool device_missing = detected != types::Backend::cpu &&
-                                (runnable.empty() || runnable.front().kind != detected);
-    why = device_missing
-              ? fmt::format("torch here is a {} build, but no {} device is present, so the {} "
-                            "variants' tests cannot run",
-                            types::to_string(detected), types::to_string(detected),
-                            types::to_string(detected))
-              : fmt::format("the variant the kernels loader picks on this machine (backend {})",
-                            system.backend.name());
+    const auto pick = [&](bool device) {
+      return choose_test_variant(built, system, runnable_backends(system.backend, device),
+                                 std::nullopt);
+    };
+    // Why this variant, in words: a cuda variant's tests need its device, which the loader's
+    // own choice (by how torch was built) does not ask for.
+    const auto loader_pick = fmt::format(
+        "the variant the kernels loader picks on this machine (backend {})", system.backend.name());
+    const auto no_device = fmt::format(
+        "torch here is a {0} build, but no {0} device is present, so the {0} variants' tests "
+        "cannot run",
+        types::to_string(detected));
+    if (!needs_device(detected)) {
+      candidates.push_back({KH_TRY(pick(true)), loader_pick});
+    } else {
+      auto with_device = pick(true);
+      auto without_device = pick(false);
+      if (with_device && without_device) {
+        // The driver asks torch, in the interpreter that runs the tests.
+        candidates = {{*with_device, loader_pick}, {*without_device, no_device}};
+        device_backend = detected;
+      } else if (!with_device && !without_device) {
+        return tl::unexpected(with_device.error());
+      } else if (asked_device().backend_device) {
+        // One of the two fits: whether it is the one to test is the device's to say.
+        candidates.push_back({KH_TRY(std::move(with_device)), loader_pick});
+      } else {
+        candidates.push_back({KH_TRY(std::move(without_device)), no_device});
+      }
+    }
   }
 
   const auto shim = KH_TRY(TemporaryFolder::create());
-  const auto variant_dir = kernel_dir / "build" / variant;
-  fs::create_directory_symlink(variant_dir, shim.path() / config.general.name.python_name(),
-                               error);
-  if (error) {
-    return util::fail(fmt::format("cannot link \"{}\" into \"{}\": {}", variant_dir.string(),
-                                  shim.path().string(), error.message()));
-  }
-  TestSetup setup{kernel_dir, variant_dir, shim.path(), python->string(), std::nullopt,
-                  has_pytest_config(kernel_dir), options.pytest_args};
+  TestSetup setup;
+  setup.kernel_dir = kernel_dir;
+  setup.shim_dir = shim.path();
+  setup.python_name = config.general.name.python_name();
+  setup.python = python->string();
   if (config.general.hub) {
     setup.repo_id = config.general.hub->repo_id;
   }
+  setup.kernel_has_pytest_config = has_pytest_config(kernel_dir);
+  setup.pytest_args = options.pytest_args;
+  setup.candidates = candidates;
+  setup.device_backend = device_backend;
   const auto invocation = test_invocation(setup);
   if (invocation.pytest_ini) {
     KH_STEP(util::write_file_atomic(shim.path() / "pytest.ini", *invocation.pytest_ini));
   }
-  std::fprintf(stderr, "Testing %s (%s) with the kernels_ci tests in %s\n", variant.c_str(),
-               why.c_str(), (kernel_dir / "tests").c_str());
   const int status = KH_TRY(runner.run(invocation.command));
-  return TestRun{variant, test_exit_status(status), status, why};
+  const auto decision_text = util::read_file(test_decision_path(shim.path()));
+  const auto decision = decision_text
+                            ? nlohmann::json::parse(*decision_text, nullptr, false)
+                            : nlohmann::json();
+  if (!decision.is_object()) {
+    return util::fail(fmt::format("\"{}\" exited with status {} before the tests started",
+                                  python->string(), status));
+  }
+  if (!decision.value("pytest", false)) {
+    return util::fail(fmt::format("\"{}\" cannot import pytest; install it with `{} -m pip "
+                                  "install pytest` or pass --python PATH",
+                                  python->string(), python->string()));
+  }
+  const auto chosen = decision.value("chosen", std::size_t{0});
+  if (chosen >= candidates.size()) {
+    return util::fail(fmt::format("the test driver chose variant {} of {}", chosen,
+                                  candidates.size()));
+  }
+  return TestRun{candidates[chosen].variant, test_exit_status(status), status,
+                 candidates[chosen].reason};
 }
 
 }  // namespace kernelhub::builder

@@ -23,6 +23,8 @@ struct TestOptions {
   std::string python = "python3";          // the interpreter with torch and pytest
   std::optional<std::string> variant;      // default: the loader's pick for this machine
   std::vector<std::string> pytest_args;    // passed after ours (e.g. -k, -x)
+  // Where the probe of the interpreter (without its device) is cached; none: asked each time.
+  std::optional<std::filesystem::path> probe_cache;
 };
 
 // The backends whose variants can run here, best first (the reference's order: cuda, rocm,
@@ -40,7 +42,17 @@ util::Expected<std::string> choose_test_variant(std::span<const std::string> bui
                                                 std::span<const variants::SystemBackend> runnable,
                                                 const std::optional<std::string>& requested);
 
-// What one test run executes; a pure function of its inputs.
+// One variant the tests may run against, and why it would be the one.
+struct TestCandidate {
+  std::string variant;
+  std::string reason;
+};
+
+// What one test run executes; a pure function of its inputs. One interpreter does it all: a
+// small driver (`python -c`) that, given two candidates, imports torch and asks whether its
+// backend has a device here (the first candidate if so, else the second; the tests import
+// torch anyway, so the question costs no interpreter of its own), links the chosen variant
+// into the shim folder, says which it tests, and runs pytest in the same process.
 struct TestInvocation {
   Command command;
   // Written into the shim folder when the kernel brings no pytest configuration of its own:
@@ -50,15 +62,22 @@ struct TestInvocation {
 
 struct TestSetup {
   std::filesystem::path kernel_dir;
-  std::filesystem::path variant_dir;
-  std::filesystem::path shim_dir;  // holds the <python name> symlink (and pytest.ini)
+  std::filesystem::path shim_dir;  // gets the <python name> symlink (and pytest.ini)
+  std::string python_name;         // the kernel's Python package name
   std::string python;
   std::optional<std::string> repo_id;
   bool kernel_has_pytest_config = false;
   std::vector<std::string> pytest_args;
+  // One, or two: the first when `device_backend`'s device is present, else the second.
+  std::vector<TestCandidate> candidates;
+  types::Backend device_backend = types::Backend::cpu;
 };
 
 TestInvocation test_invocation(const TestSetup& setup);
+
+// Where the driver writes its decision (the chosen candidate, or that pytest is missing)
+// before pytest runs.
+std::filesystem::path test_decision_path(const std::filesystem::path& shim_dir);
 
 // Whether `kernel_dir` holds a pytest configuration (pytest.ini, or a pyproject.toml,
 // tox.ini or setup.cfg with a pytest section).
@@ -76,8 +95,10 @@ struct TestRun {
   std::string reason;
 };
 
-// Reads build.toml, chooses the variant (detecting this machine through `probe` only when
-// none is requested), and runs pytest with `runner`.
+// Reads build.toml, chooses the variant (detecting this machine through the cached probe of
+// the interpreter when none is requested; through `probe`, which asks for the device, only
+// when a variant fits with a device and none without, or the other way round), and runs
+// pytest with `runner`.
 util::Expected<TestRun> run_kernel_tests(const std::filesystem::path& kernel_dir,
                                          const TestOptions& options, CommandRunner& runner,
                                          const variants::ProgramRunner& probe);

@@ -148,6 +148,22 @@ DetectOptions DetectOptions::from_environment() {
 
 std::string_view python_probe_script() { return probe_script(); }
 
+std::string_view python_probe_script_without_device() {
+  // The same program with its closing `if __name__ == "__main__":` block asking
+  // probe(device=False); empty if the file ever stops ending with that block.
+  static const std::string script = [] {
+    constexpr std::string_view k_main = "\nif __name__ == \"__main__\":\n";
+    const auto full = probe_script();
+    const auto main = full.rfind(k_main);
+    if (main == std::string_view::npos) {
+      return std::string();
+    }
+    return std::string(full.substr(0, main)) + std::string(k_main) +
+           "    print(json.dumps(probe(device=False)))\n";
+  }();
+  return script;
+}
+
 util::Expected<void> apply_python_probe(std::string_view json_text, BuildHost& host) {
   const auto probe = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (probe.is_discarded() || !probe.is_object()) {

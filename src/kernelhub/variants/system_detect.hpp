@@ -32,6 +32,10 @@ BuildHost detect_build_host(const ProgramRunner& runner, const DetectOptions& op
 
 // The Python program whose single line of JSON output parse_python_probe reads.
 std::string_view python_probe_script();
+// The same program without the question whether torch's backend has a device (torch's
+// `cuda.is_available()`): its answer then depends only on the interpreter and its packages, so
+// it can be cached (builder/probe_cache.hpp); the "device" key is absent.
+std::string_view python_probe_script_without_device();
 
 // Fills `host.system` (and `host.torch`) from the probe's JSON; the backend is chosen in the
 // loader's order: TPU, Neuron, CUDA, ROCm, Metal (MPS), XPU, CANN (npu), else CPU; without

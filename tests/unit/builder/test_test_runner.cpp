@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include <kernelhub/builder/test_runner.hpp>
 
 #include "../test_support.hpp"
@@ -22,10 +24,6 @@ variants::SystemInfo cpu_machine() {
   system.torch_version = variants::ReleaseVersion::from_parts("2", "15");
   system.cxx11_abi = true;
   return system;
-}
-
-bool has_arg(const Command& command, std::string_view arg) {
-  return std::find(command.argv.begin(), command.argv.end(), arg) != command.argv.end();
 }
 
 std::string env_value(const Command& command, std::string_view name) {
@@ -112,30 +110,69 @@ TEST(TestRunner, NoRunnableVariantExplainsWhy) {
   EXPECT_NE(chosen.error().message.find("torch215-cxx11-cu132-x86_64-linux"), std::string::npos);
 }
 
+TestSetup relu_setup() {
+  TestSetup setup;
+  setup.kernel_dir = "/k";
+  setup.shim_dir = "/tmp/shim";
+  setup.python_name = "relu";
+  setup.python = "/venv/bin/python";
+  setup.repo_id = "me/relu";
+  setup.pytest_args = {"-x"};
+  setup.candidates = {{"torch-cpu", "as --variant asked"}};
+  return setup;
+}
+
+// The driver's plan: the JSON after `python -c <driver>`.
+nlohmann::json plan_of(const Command& command) {
+  EXPECT_EQ(command.argv.size(), 4U);
+  return nlohmann::json::parse(command.argv.back());
+}
+
 TEST(TestRunner, InvocationPutsTheVariantOnThePath) {
-  TestSetup setup{"/k", "/k/build/torch-cpu", "/tmp/shim", "/venv/bin/python", "me/relu",
-                  false, {"-x"}};
+  auto setup = relu_setup();
   const auto invocation = test_invocation(setup);
   const auto& command = invocation.command;
-  ASSERT_GE(command.argv.size(), 6U);
-  EXPECT_EQ((Names(command.argv.begin(), command.argv.begin() + 6)),
-            (Names{"/venv/bin/python", "-m", "pytest", "tests", "-m", "kernels_ci"}));
-  EXPECT_EQ(command.argv.back(), "-x");
+  ASSERT_EQ(command.argv.size(), 4U);
+  EXPECT_EQ(command.argv.at(0), "/venv/bin/python");
+  EXPECT_EQ(command.argv.at(1), "-c");
+  EXPECT_NE(command.argv.at(2).find("pytest.console_main()"), std::string::npos);
+  const auto plan = plan_of(command);
+  const auto args = plan.at("pytest_args").get<Names>();
+  ASSERT_GE(args.size(), 3U);
+  EXPECT_EQ((Names(args.begin(), args.begin() + 3)), (Names{"tests", "-m", "kernels_ci"}));
+  EXPECT_EQ(args.back(), "-x");
+  EXPECT_NE(std::find(args.begin(), args.end(), "/tmp/shim/pytest.ini"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--rootdir"), args.end());
+  EXPECT_EQ(plan.at("link"), "/tmp/shim/relu");
+  EXPECT_EQ(plan.at("repo_id"), "me/relu");
+  EXPECT_EQ(plan.at("decision"), test_decision_path("/tmp/shim").string());
+  ASSERT_EQ(plan.at("candidates").size(), 1U);
+  EXPECT_EQ(plan.at("candidates")[0].at("dir"), "/k/build/torch-cpu");
   EXPECT_EQ(command.cwd, "/k");
-  EXPECT_TRUE(has_arg(command, "/tmp/shim/pytest.ini"));
-  EXPECT_TRUE(has_arg(command, "--rootdir"));
   ASSERT_TRUE(invocation.pytest_ini.has_value());
   EXPECT_NE(invocation.pytest_ini->find("kernels_ci:"), std::string::npos);
   EXPECT_TRUE(env_value(command, "PYTHONPATH").starts_with("/tmp/shim"));
-  EXPECT_TRUE(env_value(command, "LOCAL_KERNELS").starts_with("me/relu=/k/build/torch-cpu"));
   EXPECT_EQ(env_value(command, "PYTHONDONTWRITEBYTECODE"), "1");
 
   setup.kernel_has_pytest_config = true;
   setup.repo_id.reset();
   const auto own = test_invocation(setup);
   EXPECT_FALSE(own.pytest_ini.has_value());
-  EXPECT_FALSE(has_arg(own.command, "-c"));
-  EXPECT_EQ(env_value(own.command, "LOCAL_KERNELS"), "<unset>");
+  const auto own_args = plan_of(own.command).at("pytest_args").get<Names>();
+  EXPECT_EQ(std::find(own_args.begin(), own_args.end(), "-c"), own_args.end());
+  EXPECT_TRUE(plan_of(own.command).at("repo_id").is_null());
+}
+
+TEST(TestRunner, TwoCandidatesLeaveTheDeviceQuestionToTheDriver) {
+  auto setup = relu_setup();
+  setup.candidates = {{"torch215-cxx11-cu132-x86_64-linux", "the loader's pick"},
+                      {"torch215-cxx11-cpu-x86_64-linux", "no cuda device"}};
+  setup.device_backend = types::Backend::cuda;
+  const auto plan = plan_of(test_invocation(setup).command);
+  EXPECT_EQ(plan.at("device_backend"), "cuda");
+  ASSERT_EQ(plan.at("candidates").size(), 2U);
+  EXPECT_EQ(plan.at("candidates")[0].at("variant"), "torch215-cxx11-cu132-x86_64-linux");
+  EXPECT_EQ(plan.at("candidates")[1].at("reason"), "no cuda device");
 }
 
 TEST(TestRunner, FindsTheKernelsOwnPytestConfig) {

@@ -122,6 +122,17 @@ TEST(SystemDetect, AsksPythonsInOrderAndTheCompilers) {
   EXPECT_EQ(host.toolchains.icpx->to_string(), "2026.0");
 }
 
+TEST(SystemDetect, TheProbeWithoutTheDeviceIsTheSameProgramAskingLess) {
+  const std::string full(python_probe_script());
+  const std::string without(python_probe_script_without_device());
+  ASSERT_FALSE(without.empty());
+  const auto main = full.rfind("\nif __name__ == \"__main__\":\n");
+  ASSERT_NE(main, std::string::npos);
+  EXPECT_EQ(without.substr(0, main), full.substr(0, main));
+  EXPECT_TRUE(without.ends_with("    print(json.dumps(probe(device=False)))\n"));
+  EXPECT_EQ(without.find("probe())"), std::string::npos);
+}
+
 TEST(SystemDetect, NoPythonLeavesAPlainCpuSystem) {
   FakeRunner runner;
   const auto host = detect_build_host(runner, DetectOptions{});

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <kernelhub/builder/probe_cache.hpp>
 #include <kernelhub/builder/test_runner.hpp>
 #include <kernelhub/cli/command_support.hpp>
 #include <kernelhub/cli/commands/commands.hpp>
@@ -42,6 +43,7 @@ void run_test(const TestCommandOptions& options, RunState& state) {
     test.variant = options.variant;
   }
   test.pytest_args = options.pytest_args;
+  test.probe_cache = builder::probe_cache_dir();
   builder::SubprocessCommandRunner runner;
   const variants::SubprocessRunner probe;
   const auto run = value_or_fatal(builder::run_kernel_tests(options.dir, test, runner, probe));
