@@ -112,6 +112,7 @@ class ThrottlingProxy:
         self.rate = rate
         self.requests = []  # (method, path, headers text)
         self.bytes_down = 0
+        self.connections = 0  # accepted from clients
         self._lock = threading.Lock()
         self._server = socket.socket()
         self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -139,6 +140,8 @@ class ThrottlingProxy:
                 client, _ = self._server.accept()
             except OSError:
                 return
+            with self._lock:
+                self.connections += 1
             upstream = socket.create_connection(self.upstream)
             threading.Thread(target=self._pump_up, args=(client, upstream), daemon=True).start()
             threading.Thread(target=self._pump_down, args=(upstream, client), daemon=True).start()

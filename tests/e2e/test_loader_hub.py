@@ -9,12 +9,13 @@ import json
 import os
 import shutil
 import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from conftest import VENV_BIN, example_unique_id, run
-from hub_cache_support import last_json, publish, run_python
+from hub_cache_support import ThrottlingProxy, last_json, publish, run_python
 
 PYTHON = VENV_BIN / "python"
 TOKEN = "kh-loader-token"
@@ -250,3 +251,55 @@ def test_a_load_from_the_cache_alone_does_not_build_a_user_agent(hub, tmp_path):
     result = run_python(code, env_for(hub, cache, HF_HUB_OFFLINE=1, HF_ENDPOINT=DEAD_ENDPOINT),
                         check=False)
     assert result.returncode == 0, result.stderr
+
+
+SHARED_CONNECTIONS = """
+    import json, os, sys, torch, kernelhub
+    def load():
+        k = kernelhub.get_kernel("trusted/relu", version=1, backend="cpu")
+        x = torch.randn(64)
+        assert torch.equal(k.relu(x), torch.relu(x))
+    def connections():
+        print("load", flush=True)
+        return int(sys.stdin.readline())
+    load()
+    first = connections()
+    load()
+    second = connections()
+    pid = os.fork()
+    if pid == 0:
+        load()
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    child = connections()
+    load()
+    parent_again = connections()
+    print(json.dumps({"first": first, "second": second, "child": child,
+                      "parent_again": parent_again, "child_status": status}))
+"""
+
+
+def test_loads_in_one_process_share_connections_and_a_forked_child_makes_its_own(hub, tmp_path):
+    # One pool of connections per process (issue 25): a second load in the process sends its
+    # requests on the first load's connections, where each load used to open its own and close
+    # them at its end. A forked child (a DataLoader worker) must not send on the sockets it
+    # inherited, which its parent still uses: it connects afresh, and the parent's pool works on.
+    proxy = ThrottlingProxy(hub["url"], rate=1 << 30)
+    try:
+        env = dict(os.environ, **env_for(hub, tmp_path / "cache", HF_ENDPOINT=proxy.url))
+        child = subprocess.Popen([str(PYTHON), "-c", textwrap.dedent(SHARED_CONNECTIONS)],
+                                 env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        while (line := child.stdout.readline()) == "load\n":
+            child.stdin.write(f"{proxy.connections}\n")
+            child.stdin.flush()
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        counts = json.loads(line)
+    finally:
+        proxy.close()
+    assert counts["child_status"] == 0
+    assert counts["first"] >= 1
+    assert counts["second"] == counts["first"], "the second load opened connections"
+    assert counts["child"] > counts["second"], "the forked child used its parent's sockets"
+    assert counts["parent_again"] == counts["child"], "the parent lost its connections"

@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include <unistd.h>
+
 #include <curl/curl.h>
 #include <fmt/format.h>
 
@@ -15,6 +17,10 @@ namespace {
 
 // libcurl's largest receive buffer (CURL_MAX_READ_SIZE in libcurl 7.88).
 constexpr long k_download_buffer_bytes = 512L * 1024;
+
+// Idle handles (each with its kept-alive connection) the pool holds at most; a download's
+// threads return theirs and the ones past this are closed.
+constexpr std::size_t k_max_idle_handles = 16;
 
 struct EasyDeleter {
   void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
@@ -148,8 +154,12 @@ public:
 
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    if (const auto& bundle = ca_bundle()) {
-      curl_easy_setopt(h, CURLOPT_CAINFO, bundle->c_str());
+    // Only TLS reads the bundle, and choosing it asks libcurl for its version record (every
+    // library's version string): a plain-http Hub (`kernelhub serve`) skips that.
+    if (request.url.starts_with("https://")) {
+      if (const auto& bundle = ca_bundle()) {
+        curl_easy_setopt(h, CURLOPT_CAINFO, bundle->c_str());
+      }
     }
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     // Redirects are followed by HubClient, which checks each target; this is the second line:
@@ -249,6 +259,7 @@ private:
   EasyHandle acquire() {
     {
       std::lock_guard lock(m_mutex);
+      forget_inherited_handles();
       if (!m_idle.empty()) {
         EasyHandle handle = std::move(m_idle.back());
         m_idle.pop_back();
@@ -261,15 +272,42 @@ private:
 
   void release(EasyHandle handle) {
     std::lock_guard lock(m_mutex);
-    m_idle.push_back(std::move(handle));
+    forget_inherited_handles();
+    if (m_idle.size() < k_max_idle_handles) {
+      m_idle.push_back(std::move(handle));
+    }
+  }
+
+  // A forked child (a DataLoader worker, a multiprocessing pool) inherits the parent's idle
+  // handles, whose sockets, and TLS sessions, the parent still uses: the child must neither
+  // send on them nor close them (a TLS close would end the parent's session), so it lets go
+  // of them without cleaning up and connects afresh.
+  void forget_inherited_handles() {
+    const pid_t pid = ::getpid();
+    if (pid == m_owner) {
+      return;
+    }
+    for (auto& handle : m_idle) {
+      static_cast<void>(handle.release());
+    }
+    m_idle.clear();
+    m_owner = pid;
   }
 
   std::mutex m_mutex;
   std::vector<EasyHandle> m_idle;
+  pid_t m_owner = ::getpid();
 };
 
 }  // namespace
 
-std::shared_ptr<Transport> make_curl_transport() { return std::make_shared<CurlTransport>(); }
+std::shared_ptr<Transport> make_curl_transport() {
+  // One pool per process, so the connections a load made serve the next load and every client
+  // (a warm load otherwise closed two connections at its end and opened them again at the next
+  // one). Never destroyed: at exit, libcurl's TLS library may be torn down before a static
+  // would close its connections; the system closes the sockets.
+  static auto* const shared = new std::shared_ptr<Transport>(std::make_shared<CurlTransport>());
+  return *shared;
+}
 
 }  // namespace kernelhub::hub
