@@ -6,6 +6,7 @@ Slow: the first run makes the torch 2.14 environment (a ~560 MB torch wheel from
 CUDA libraries are borrowed from the .venv) and compiles relu twice. The environments live in
 $KERNELHUB_TEST_TORCH_ENVS when set (reused between runs), else under pytest's temp folder.
 """
+import glob
 import json
 import os
 import platform
@@ -50,11 +51,14 @@ def built(kernel_builder, tmp_path_factory):
 
 
 def build(kernel_builder, kernel_dir, cache_home):
-    """Builds with the torch environments under `cache_home`; pip's and ccache's caches stay
-    where they were, so a fresh environment folder does not mean a cold download or compile."""
+    """Builds with the torch environments under `cache_home`; pip's, uv's and ccache's caches
+    stay where they were, so a fresh environment folder does not mean a cold download or
+    compile (the environments are made with the .venv's uv, which links torch's files from its
+    cache)."""
     home = os.path.expanduser("~/.cache")
     env = dict(os.environ, XDG_CACHE_HOME=cache_home,
                PIP_CACHE_DIR=os.environ.get("PIP_CACHE_DIR", os.path.join(home, "pip")),
+               UV_CACHE_DIR=os.environ.get("UV_CACHE_DIR", os.path.join(home, "uv")),
                CCACHE_DIR=os.environ.get("CCACHE_DIR", os.path.join(home, "ccache")))
     # Longer than conftest.run allows: the first run downloads and installs torch.
     return subprocess.run(
@@ -101,3 +105,21 @@ def test_environments_are_reused(built, kernel_builder):
     result = build(kernel_builder, kernel_dir, os.path.dirname(os.path.dirname(envs)))
     assert result.returncode == 0, result.stderr[-4000:]
     assert "making the torch" not in result.stderr
+
+
+@pytest.mark.skipif(bool(os.environ.get("KERNELHUB_TEST_TORCH_ENVS")),
+                    reason="the environments may have been made before, by another installer")
+def test_the_environment_is_made_with_the_venvs_uv(built):
+    """The .venv has uv (scripts/setup.sh): the 2.14 environment's torch came through it, linked
+    from uv's cache, not unpacked again by pip; pip is still in the environment for users."""
+    _, _, envs = built
+    env = os.path.join(envs, "2.14")
+    installers = {}
+    for installer in glob.glob(os.path.join(env, "lib", "python*", "site-packages",
+                                            "*.dist-info", "INSTALLER")):
+        name = os.path.basename(os.path.dirname(installer)).split("-")[0]
+        with open(installer) as f:
+            installers[name] = f.read().strip()
+    assert installers.get("torch") == "uv", installers
+    assert installers.get("sympy") == "uv", installers
+    assert installers.get("pip") == "pip", installers

@@ -98,15 +98,33 @@ bool imports_torch(CommandRunner& runner, const fs::path& python) {
   return runner.capture({{python.string(), "-c", k_import_script}, {}}).has_value();
 }
 
+// Runs an install step; one uv could not do is done again with the environment's pip.
+util::Expected<void> run_install(CommandRunner& runner, const Command& command,
+                                 const Command& with_pip, std::string_view what) {
+  if (command.argv == with_pip.argv) {
+    return run_step(runner, command, what);
+  }
+  const auto status = KH_TRY(runner.run(command));
+  if (status == 0) {
+    return {};
+  }
+  std::fprintf(stderr, "kernel-builder: %s with uv failed (status %d); trying pip\n",
+               std::string(what).c_str(), status);
+  return run_step(runner, with_pip, what);
+}
+
 // The lean install; false when its torch does not import with the borrowed CUDA libraries.
 util::Expected<bool> make_lean_env(const TorchEnvLayout& layout, const fs::path& base_python,
                                    const fs::path& base_nvidia,
-                                   const variants::ReleaseVersion& torch, bool progress,
-                                   CommandRunner& runner) {
-  const auto commands = lean_torch_env_commands(layout, base_python, torch, progress);
+                                   const variants::ReleaseVersion& torch,
+                                   const TorchEnvInstaller& installer, CommandRunner& runner) {
+  const auto commands = lean_torch_env_commands(layout, base_python, torch, installer);
+  const auto pip = lean_torch_env_commands(layout, base_python, torch,
+                                           {std::nullopt, installer.show_progress, {}});
   KH_STEP(run_step(runner, commands[0], "creating the virtual environment"));
-  KH_STEP(run_step(runner, commands[1], fmt::format("installing {}", torch_requirement(torch))));
-  KH_STEP(run_step(runner, commands[2], "installing the packages torch imports"));
+  KH_STEP(run_install(runner, commands[1], pip[1],
+                      fmt::format("installing {}", torch_requirement(torch))));
+  KH_STEP(run_install(runner, commands[2], pip[2], "installing the packages torch imports"));
   const auto site = purelib(runner, layout.python);
   if (!site) {
     return util::fail(fmt::format("\"{}\" cannot report its site-packages", layout.python.string()));
@@ -122,6 +140,39 @@ util::Expected<bool> make_lean_env(const TorchEnvLayout& layout, const fs::path&
   }
   fs::remove(*site / "nvidia", error);
   return false;
+}
+
+// uv's options for pip's index settings in the environment: `uv pip` reads UV_* variables and
+// its own configuration, not pip's.
+std::vector<std::string> uv_index_options(const TorchEnvInstaller& installer) {
+  std::vector<std::string> options;
+  if (!installer.env) {
+    return options;
+  }
+  const auto words = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const auto end = std::min(text.find_first_of(" \t\n", start), text.size());
+      if (end > start) {
+        out.push_back(text.substr(start, end - start));
+      }
+      start = end + 1;
+    }
+    return out;
+  };
+  if (auto url = installer.env("PIP_INDEX_URL"); url && !url->empty()) {
+    options.insert(options.end(), {"--index-url", *url});
+  }
+  for (const auto& [variable, option] : {std::pair{"PIP_EXTRA_INDEX_URL", "--extra-index-url"},
+                                         std::pair{"PIP_FIND_LINKS", "--find-links"}}) {
+    if (auto value = installer.env(variable)) {
+      for (const auto& word : words(*value)) {
+        options.insert(options.end(), {option, word});
+      }
+    }
+  }
+  return options;
 }
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
@@ -149,19 +200,43 @@ std::string torch_requirement(const variants::ReleaseVersion& torch) {
 std::vector<Command> lean_torch_env_commands(const TorchEnvLayout& layout,
                                              const fs::path& base_python,
                                              const variants::ReleaseVersion& torch,
-                                             bool show_progress) {
-  std::vector<std::string> pip = {layout.python.string(), "-m", "pip", "install",
-                                  "--disable-pip-version-check"};
-  if (!show_progress) {
-    pip.insert(pip.end(), {"--progress-bar", "off"});
+                                             const TorchEnvInstaller& installer) {
+  std::vector<std::string> install;
+  if (installer.uv) {
+    // Compiled as pip compiles them: an interpreter that may not write .pyc files
+    // (PYTHONDONTWRITEBYTECODE, a read-only cache) would otherwise compile torch's modules at
+    // every import.
+    install = {installer.uv->string(), "pip", "install", "--python", layout.python.string(),
+               "--compile-bytecode"};
+    if (!installer.show_progress) {
+      install.push_back("--no-progress");
+    }
+    const auto index = uv_index_options(installer);
+    install.insert(install.end(), index.begin(), index.end());
+  } else {
+    install = {layout.python.string(), "-m", "pip", "install", "--disable-pip-version-check"};
+    if (!installer.show_progress) {
+      install.insert(install.end(), {"--progress-bar", "off"});
+    }
   }
-  auto install_torch = pip;
+  auto install_torch = install;
   install_torch.insert(install_torch.end(), {"--no-deps", torch_requirement(torch)});
-  auto install_requirements = pip;
+  auto install_requirements = install;
   install_requirements.insert(install_requirements.end(), std::begin(k_import_requirements),
                               std::end(k_import_requirements));
   return {Command{{base_python.string(), "-m", "venv", layout.dir.string()}, {}},
           Command{install_torch, {}}, Command{install_requirements, {}}};
+}
+
+std::optional<fs::path> find_uv(const fs::path& base_python, CommandRunner& runner) {
+  if (const char* off = std::getenv("KERNELHUB_NO_UV"); off != nullptr && *off != '\0') {
+    return std::nullopt;
+  }
+  const auto beside = base_python.parent_path() / "uv";
+  if (base_python.has_parent_path() && ::access(beside.c_str(), X_OK) == 0) {
+    return beside;
+  }
+  return runner.find_program("uv");
 }
 
 util::Expected<fs::path> ensure_torch_env(const fs::path& root,
@@ -186,12 +261,18 @@ util::Expected<fs::path> ensure_torch_env(const fs::path& root,
                                   layout.dir.string(), error.message()));
   }
   std::fprintf(stderr, "kernel-builder: making %s (once; later builds reuse it)\n", what.c_str());
-  const bool progress = stderr_is_terminal();
+  const TorchEnvInstaller installer{find_uv(base_python, runner), stderr_is_terminal(),
+                                    [](const std::string& name) -> std::optional<std::string> {
+                                      const char* value = std::getenv(name.c_str());
+                                      return value ? std::optional<std::string>(value)
+                                                   : std::nullopt;
+                                    }};
+  const TorchEnvInstaller pip{std::nullopt, installer.show_progress, {}};
 
   bool ready = false;
   const auto base_site = purelib(runner, base_python);
   if (base_site && fs::is_directory(*base_site / "nvidia")) {
-    ready = KH_TRY(make_lean_env(layout, base_python, *base_site / "nvidia", torch, progress,
+    ready = KH_TRY(make_lean_env(layout, base_python, *base_site / "nvidia", torch, installer,
                                  runner));
     if (!ready) {
       std::fprintf(stderr, "kernel-builder: torch %s does not import with the CUDA libraries of "
@@ -199,13 +280,17 @@ util::Expected<fs::path> ensure_torch_env(const fs::path& root,
                    torch.to_string().c_str(), base_python.string().c_str());
     }
   } else {
-    KH_STEP(run_step(runner, lean_torch_env_commands(layout, base_python, torch, progress)[0],
+    KH_STEP(run_step(runner, lean_torch_env_commands(layout, base_python, torch, pip)[0],
                      "creating the virtual environment"));
   }
   if (!ready) {
-    auto full = lean_torch_env_commands(layout, base_python, torch, progress)[1];
-    full.argv.erase(std::find(full.argv.begin(), full.argv.end(), "--no-deps"));
-    KH_STEP(run_step(runner, full, fmt::format("installing {}", torch_requirement(torch))));
+    const auto with_dependencies = [&](const TorchEnvInstaller& who) {
+      auto full = lean_torch_env_commands(layout, base_python, torch, who)[1];
+      full.argv.erase(std::find(full.argv.begin(), full.argv.end(), "--no-deps"));
+      return full;
+    };
+    KH_STEP(run_install(runner, with_dependencies(installer), with_dependencies(pip),
+                        fmt::format("installing {}", torch_requirement(torch))));
     if (!imports_torch(runner, layout.python)) {
       return util::fail(fmt::format("torch {} was installed into \"{}\" but cannot be imported; "
                                     "run `{} -c \"import torch\"` to see why",

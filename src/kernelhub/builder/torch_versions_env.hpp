@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,12 @@
 // folder in: torch finds its CUDA libraries there, and libraries of one CUDA major are
 // backward compatible. If that torch still cannot be imported (a different CUDA major), the
 // environment falls back to a full `pip install torch==<version>.*`.
+//
+// The packages go in through uv when it is found (beside the active Python, as in a venv that
+// installed it, else on PATH; KERNELHUB_NO_UV=1 says not to look): uv links the files from its
+// cache, where pip unpacks the 560 MB wheel for every environment it makes. pip's index
+// settings from the environment (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_FIND_LINKS) are passed
+// on; a step uv cannot do (an index only pip.conf names, say) is done again with pip.
 namespace kernelhub::builder {
 
 // $XDG_CACHE_HOME/kernelhub/torch-envs, else ~/.cache/kernelhub/torch-envs.
@@ -38,12 +46,25 @@ TorchEnvLayout torch_env_layout(const std::filesystem::path& root,
 // The pip requirement that selects a release: "torch==2.14.*".
 std::string torch_requirement(const variants::ReleaseVersion& torch);
 
+// Who installs the packages: pip of the environment, or uv (`uv`: its path) for it.
+struct TorchEnvInstaller {
+  std::optional<std::filesystem::path> uv;
+  bool show_progress = false;
+  // pip's index settings (PIP_INDEX_URL and the like), given to uv as its options.
+  std::function<std::optional<std::string>(const std::string&)> env;
+};
+
 // The commands that make the lean environment with `base_python` (pure, for tests): create
 // the venv, install torch without dependencies, install what `import torch` needs.
 std::vector<Command> lean_torch_env_commands(const TorchEnvLayout& layout,
                                              const std::filesystem::path& base_python,
                                              const variants::ReleaseVersion& torch,
-                                             bool show_progress);
+                                             const TorchEnvInstaller& installer);
+
+// uv beside `base_python` (not following its links: a venv's bin/), else on PATH; none when
+// KERNELHUB_NO_UV is set.
+std::optional<std::filesystem::path> find_uv(const std::filesystem::path& base_python,
+                                             CommandRunner& runner);
 
 // Returns the Python of the environment for `torch`, making it first when it is missing or
 // half-made. Holds an exclusive lock on layout.lock meanwhile, so two builds never install

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,15 @@ class FakeEnvRunner final : public CommandRunner {
  public:
   fs::path base_site = fs::absolute("base/site-packages");
   bool imports = true;
+  bool uv_fails = false;
+  std::optional<fs::path> uv_on_path;
   std::vector<Command> runs;
 
   util::Expected<int> run(const Command& command) override {
     runs.push_back(command);
+    if (uv_fails && fs::path(command.argv.front()).filename() == "uv") {
+      return 2;
+    }
     if (command.argv.size() == 4 && command.argv[2] == "venv") {
       fs::create_directories(fs::path(command.argv[3]) / "bin");
       fs::create_directories(site_of(fs::path(command.argv[3]) / "bin" / "python"));
@@ -45,7 +51,9 @@ class FakeEnvRunner final : public CommandRunner {
     }
     return imports ? std::optional<std::string>("2.14.1+cu130\n") : std::nullopt;
   }
-  std::optional<fs::path> find_program(const std::string&) override { return std::nullopt; }
+  std::optional<fs::path> find_program(const std::string& name) override {
+    return name == "uv" ? uv_on_path : std::nullopt;
+  }
 
   fs::path site_of(const fs::path& python) const {
     if (python == "/base/python") {
@@ -84,7 +92,7 @@ TEST(TorchVersionsEnv, RootFollowsXdgCacheHome) {
 
 TEST(TorchVersionsEnv, LeanCommandsInstallTorchWithoutItsCudaWheels) {
   const auto layout = torch_env_layout("/c", release_of("2.14"));
-  const auto commands = lean_torch_env_commands(layout, "/base/python", release_of("2.14"), false);
+  const auto commands = lean_torch_env_commands(layout, "/base/python", release_of("2.14"), {});
   ASSERT_EQ(commands.size(), 3U);
   EXPECT_EQ(commands[0].argv, (std::vector<std::string>{"/base/python", "-m", "venv", "/c/2.14"}));
   EXPECT_EQ(commands[1].argv.front(), "/c/2.14/bin/python");
@@ -96,7 +104,7 @@ TEST(TorchVersionsEnv, LeanCommandsInstallTorchWithoutItsCudaWheels) {
   EXPECT_NE(std::find(commands[2].argv.begin(), commands[2].argv.end(), "sympy"),
             commands[2].argv.end());
   const auto with_progress =
-      lean_torch_env_commands(layout, "/base/python", release_of("2.14"), true);
+      lean_torch_env_commands(layout, "/base/python", release_of("2.14"), {std::nullopt, true, {}});
   EXPECT_EQ(std::find(with_progress[1].argv.begin(), with_progress[1].argv.end(), "--progress-bar"),
             with_progress[1].argv.end());
 }
@@ -139,6 +147,63 @@ TEST(TorchVersionsEnv, ATorchThatStillCannotImportIsAnError) {
   ASSERT_FALSE(result.has_value());
   EXPECT_NE(result.error().message.find("cannot be imported"), std::string::npos);
   EXPECT_FALSE(fs::exists(fs::absolute("envs") / "2.14" / ".kernelhub-ready"));
+}
+
+TEST(TorchVersionsEnv, UvInstallsIntoTheEnvironmentWithPipsIndexSettings) {
+  const auto layout = torch_env_layout("/c", release_of("2.14"));
+  const std::map<std::string, std::string> env = {
+      {"PIP_INDEX_URL", "https://mirror.example/simple"},
+      {"PIP_FIND_LINKS", "/opt/wheels /srv/more"}};
+  const TorchEnvInstaller uv{fs::path("/tools/uv"), false,
+                             [&](const std::string& name) -> std::optional<std::string> {
+                               const auto found = env.find(name);
+                               return found == env.end() ? std::nullopt
+                                                         : std::optional(found->second);
+                             }};
+  const auto commands = lean_torch_env_commands(layout, "/base/python", release_of("2.14"), uv);
+  // The venv is still made by the base Python, with pip in it for a step uv cannot do.
+  EXPECT_EQ(commands[0].argv, (std::vector<std::string>{"/base/python", "-m", "venv", "/c/2.14"}));
+  EXPECT_EQ(commands[1].argv,
+            (std::vector<std::string>{"/tools/uv", "pip", "install", "--python", "/c/2.14/bin/python",
+                                      "--compile-bytecode", "--no-progress", "--index-url",
+                                      "https://mirror.example/simple", "--find-links", "/opt/wheels",
+                                      "--find-links", "/srv/more", "--no-deps", "torch==2.14.*"}));
+  EXPECT_EQ(commands[2].argv.front(), "/tools/uv");
+  EXPECT_NE(std::find(commands[2].argv.begin(), commands[2].argv.end(), "sympy"),
+            commands[2].argv.end());
+}
+
+TEST(TorchVersionsEnv, UvBesideTheBasePythonComesBeforeUvOnPath) {
+  FakeEnvRunner runner;
+  runner.uv_on_path = "/usr/bin/uv";
+  const auto venv_bin = fs::absolute("venv-with-uv") / "bin";
+  fs::create_directories(venv_bin);
+  std::ofstream(venv_bin / "uv") << "#!/bin/sh\n";
+  fs::permissions(venv_bin / "uv", fs::perms::owner_all);
+  EXPECT_EQ(find_uv(venv_bin / "python", runner), venv_bin / "uv");
+  EXPECT_EQ(find_uv("/base/python", runner), fs::path("/usr/bin/uv"));
+  setenv("KERNELHUB_NO_UV", "1", 1);
+  EXPECT_EQ(find_uv(venv_bin / "python", runner), std::nullopt);
+  unsetenv("KERNELHUB_NO_UV");
+}
+
+TEST(TorchVersionsEnv, AStepUvCannotDoIsDoneAgainWithPip) {
+  FakeEnvRunner runner;
+  runner.uv_on_path = "/usr/bin/uv";
+  runner.uv_fails = true;
+  fs::create_directories(runner.base_site / "nvidia");
+  const auto root = fs::absolute("envs-uv");
+  const auto python = ensure_torch_env(root, release_of("2.14"), "/base/python", runner);
+  ASSERT_TRUE(python.has_value()) << python.error().message;
+  // Each install step: uv first, then the environment's pip.
+  std::vector<std::string> installers;
+  for (const auto& command : runner.runs) {
+    if (std::find(command.argv.begin(), command.argv.end(), "install") != command.argv.end()) {
+      installers.push_back(fs::path(command.argv.front()).filename().string());
+    }
+  }
+  EXPECT_EQ(installers, (std::vector<std::string>{"uv", "python", "uv", "python"}));
+  EXPECT_TRUE(fs::exists(root / "2.14" / ".kernelhub-ready"));
 }
 
 }  // namespace
