@@ -189,7 +189,8 @@ void add_build_options(CLI::App& sub, BuildCommandOptions& options) {
   sub.add_option("--torch", options.torch,
                  "build against each of these torch releases (\"2.14,2.15\"), each in its own "
                  "cached environment under $XDG_CACHE_HOME/kernelhub/torch-envs made with "
-                 "--python (default: the torch of --python)");
+                 "--python, its packages installed by uv when found (beside --python, else on "
+                 "PATH; KERNELHUB_NO_UV=1 for pip) (default: the torch of --python)");
   sub.add_option("--variant", options.variants,
                  "build only this variant of the ones this machine can build (repeatable; "
                  "`list-variants` names them)")
