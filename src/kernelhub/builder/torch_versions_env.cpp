@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
+#include <sstream>
 #include <system_error>
 #include <utility>
 
@@ -98,19 +100,21 @@ bool imports_torch(CommandRunner& runner, const fs::path& python) {
   return runner.capture({{python.string(), "-c", k_import_script}, {}}).has_value();
 }
 
-// Runs an install step; one uv could not do is done again with the environment's pip.
-util::Expected<void> run_install(CommandRunner& runner, const Command& command,
-                                 const Command& with_pip, std::string_view what) {
-  if (command.argv == with_pip.argv) {
-    return run_step(runner, command, what);
+// Runs the install step `step` makes for `installer`; one uv fails is done again with the
+// environment's pip.
+util::Expected<void> run_install(CommandRunner& runner, const TorchEnvInstaller& installer,
+                                 const std::function<Command(const TorchEnvInstaller&)>& step,
+                                 std::string_view what) {
+  if (!installer.uv) {
+    return run_step(runner, step(installer), what);
   }
-  const auto status = KH_TRY(runner.run(command));
+  const auto status = KH_TRY(runner.run(step(installer)));
   if (status == 0) {
     return {};
   }
   std::fprintf(stderr, "kernel-builder: %s with uv failed (status %d); trying pip\n",
                std::string(what).c_str(), status);
-  return run_step(runner, with_pip, what);
+  return run_step(runner, step(installer.with_pip()), what);
 }
 
 // The lean install; false when its torch does not import with the borrowed CUDA libraries.
@@ -118,13 +122,15 @@ util::Expected<bool> make_lean_env(const TorchEnvLayout& layout, const fs::path&
                                    const fs::path& base_nvidia,
                                    const variants::ReleaseVersion& torch,
                                    const TorchEnvInstaller& installer, CommandRunner& runner) {
-  const auto commands = lean_torch_env_commands(layout, base_python, torch, installer);
-  const auto pip = lean_torch_env_commands(layout, base_python, torch,
-                                           {std::nullopt, installer.show_progress, {}});
-  KH_STEP(run_step(runner, commands[0], "creating the virtual environment"));
-  KH_STEP(run_install(runner, commands[1], pip[1],
+  const auto command = [&](std::size_t index) {
+    return [&, index](const TorchEnvInstaller& who) {
+      return lean_torch_env_commands(layout, base_python, torch, who)[index];
+    };
+  };
+  KH_STEP(run_step(runner, command(0)(installer), "creating the virtual environment"));
+  KH_STEP(run_install(runner, installer, command(1),
                       fmt::format("installing {}", torch_requirement(torch))));
-  KH_STEP(run_install(runner, commands[2], pip[2], "installing the packages torch imports"));
+  KH_STEP(run_install(runner, installer, command(2), "installing the packages torch imports"));
   const auto site = purelib(runner, layout.python);
   if (!site) {
     return util::fail(fmt::format("\"{}\" cannot report its site-packages", layout.python.string()));
@@ -149,25 +155,14 @@ std::vector<std::string> uv_index_options(const TorchEnvInstaller& installer) {
   if (!installer.env) {
     return options;
   }
-  const auto words = [](const std::string& text) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (start < text.size()) {
-      const auto end = std::min(text.find_first_of(" \t\n", start), text.size());
-      if (end > start) {
-        out.push_back(text.substr(start, end - start));
-      }
-      start = end + 1;
-    }
-    return out;
-  };
   if (auto url = installer.env("PIP_INDEX_URL"); url && !url->empty()) {
     options.insert(options.end(), {"--index-url", *url});
   }
   for (const auto& [variable, option] : {std::pair{"PIP_EXTRA_INDEX_URL", "--extra-index-url"},
                                          std::pair{"PIP_FIND_LINKS", "--find-links"}}) {
     if (auto value = installer.env(variable)) {
-      for (const auto& word : words(*value)) {
+      std::istringstream words(*value);  // pip separates several values by whitespace
+      for (std::string word; words >> word;) {
         options.insert(options.end(), {option, word});
       }
     }
@@ -262,12 +257,7 @@ util::Expected<fs::path> ensure_torch_env(const fs::path& root,
   }
   std::fprintf(stderr, "kernel-builder: making %s (once; later builds reuse it)\n", what.c_str());
   const TorchEnvInstaller installer{find_uv(base_python, runner), stderr_is_terminal(),
-                                    [](const std::string& name) -> std::optional<std::string> {
-                                      const char* value = std::getenv(name.c_str());
-                                      return value ? std::optional<std::string>(value)
-                                                   : std::nullopt;
-                                    }};
-  const TorchEnvInstaller pip{std::nullopt, installer.show_progress, {}};
+                                    hub::process_environment()};
 
   bool ready = false;
   const auto base_site = purelib(runner, base_python);
@@ -280,7 +270,8 @@ util::Expected<fs::path> ensure_torch_env(const fs::path& root,
                    torch.to_string().c_str(), base_python.string().c_str());
     }
   } else {
-    KH_STEP(run_step(runner, lean_torch_env_commands(layout, base_python, torch, pip)[0],
+    KH_STEP(run_step(runner,
+                     lean_torch_env_commands(layout, base_python, torch, installer)[0],
                      "creating the virtual environment"));
   }
   if (!ready) {
@@ -289,7 +280,7 @@ util::Expected<fs::path> ensure_torch_env(const fs::path& root,
       full.argv.erase(std::find(full.argv.begin(), full.argv.end(), "--no-deps"));
       return full;
     };
-    KH_STEP(run_install(runner, with_dependencies(installer), with_dependencies(pip),
+    KH_STEP(run_install(runner, installer, with_dependencies,
                         fmt::format("installing {}", torch_requirement(torch))));
     if (!imports_torch(runner, layout.python)) {
       return util::fail(fmt::format("torch {} was installed into \"{}\" but cannot be imported; "

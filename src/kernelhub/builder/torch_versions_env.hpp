@@ -2,12 +2,12 @@
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <kernelhub/builder/command_runner.hpp>
+#include <kernelhub/hub/endpoint.hpp>
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/variants/release_version.hpp>
 
@@ -51,7 +51,10 @@ struct TorchEnvInstaller {
   std::optional<std::filesystem::path> uv;
   bool show_progress = false;
   // pip's index settings (PIP_INDEX_URL and the like), given to uv as its options.
-  std::function<std::optional<std::string>(const std::string&)> env;
+  hub::EnvLookup env;
+
+  // The environment's pip, with the same progress display: what a step uv fails falls back to.
+  TorchEnvInstaller with_pip() const { return {std::nullopt, show_progress, {}}; }
 };
 
 // The commands that make the lean environment with `base_python` (pure, for tests): create

@@ -90,8 +90,9 @@ public:
 };
 
 // libcurl, with a pool of easy handles so connections are kept alive across requests,
-// threads and clients: every call returns the process's one pool. Proxies and NO_PROXY come from the environment as libcurl reads them. Only http and
-// https URLs are requested (libcurl refuses every other scheme).
+// threads and clients: every call returns the process's one pool. Proxies and NO_PROXY come
+// from the environment as libcurl reads them. Only http and https URLs are requested (libcurl
+// refuses every other scheme).
 std::shared_ptr<Transport> make_curl_transport();
 
 }  // namespace kernelhub::hub

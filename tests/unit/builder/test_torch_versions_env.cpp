@@ -155,8 +155,8 @@ TEST(TorchVersionsEnv, UvInstallsIntoTheEnvironmentWithPipsIndexSettings) {
       {"PIP_INDEX_URL", "https://mirror.example/simple"},
       {"PIP_FIND_LINKS", "/opt/wheels /srv/more"}};
   const TorchEnvInstaller uv{fs::path("/tools/uv"), false,
-                             [&](const std::string& name) -> std::optional<std::string> {
-                               const auto found = env.find(name);
+                             [&](std::string_view name) -> std::optional<std::string> {
+                               const auto found = env.find(std::string(name));
                                return found == env.end() ? std::nullopt
                                                          : std::optional(found->second);
                              }};
