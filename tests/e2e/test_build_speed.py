@@ -86,6 +86,22 @@ def test_a_prestarted_load_check_still_catches_a_variant_that_does_not_load(kern
     assert len(log.read_text().split()) == 1
 
 
+def test_a_variant_that_crashes_at_exit_still_fails_the_load_check(kernel_builder, tmp_path):
+    # The check's interpreter skips the garbage collector's last walk over torch's objects (half
+    # a second of every build) but still exits through the kernel's static destructors, so a
+    # module that aborts on the way out fails the check, as it would end a user's program.
+    kernel = cpu_relu(tmp_path / "relu")
+    source = kernel / "relu_cpu" / "relu_cpu.cpp"
+    source.write_text(source.read_text() + "\n#include <cstdlib>\nnamespace {\n"
+                      "struct AbortsAtExit { ~AbortsAtExit() { std::abort(); } };\n"
+                      "AbortsAtExit aborts_at_exit;\n}\n")
+    result = run([kernel_builder, "build", kernel, "--python", PYTHON, "--unique-id", "exit"],
+                 env={"CCACHE_BASEDIR": str(kernel)})
+    assert result.returncode == 1, result.stderr
+    assert "load check passed" not in result.stderr
+    assert "kernels.get_local_kernel cannot load it" in result.stderr, result.stderr
+
+
 def test_a_fresh_build_tree_takes_cmakes_compiler_detection_from_the_cache(kernel_builder,
                                                                           tmp_path):
     # CMake's compiler detection (compiles with every compiler: seconds with nvcc) and the

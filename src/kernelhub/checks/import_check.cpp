@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -28,7 +29,15 @@ namespace fs = std::filesystem;
 // compiles (see ImportCheckWorker::start).
 constexpr int k_importing_niceness_increment = 10;
 
-constexpr std::string_view k_import_loader = R"py(import pathlib, sys, traceback
+// The cyclic garbage collector is off from the start: importing torch allocates enough objects
+// to run it many times over, for nothing a one-shot check needs back. The load's last step
+// freezes what the process holds (k_load), so the interpreter's exit does not walk all of
+// torch's objects once more: that walk was half a second of the check, after the verdict.
+// The exit itself still runs, with the kernel's and torch's destructors, so a variant that
+// crashes on the way out still fails.
+constexpr std::string_view k_import_loader = R"py(import gc
+gc.disable()
+import pathlib, sys, traceback
 try:
     import kernels
 except ModuleNotFoundError as error:
@@ -114,6 +123,7 @@ except BaseException as error:
     print("kernelhub-import-check: error:", json.dumps(summary), flush=True)
     sys.exit(1)
 print("kernelhub-import-check: loaded", module.__name__)
+gc.freeze()
 )py";
 
 // A temporary folder removed when the check ends.
@@ -295,10 +305,22 @@ ImportCheckResult read_outcome(ScriptOutput output, std::string backend) {
     result.missing_dependency =
         result.output.substr(start, result.output.find('\n', start) - start);
   }
+  constexpr std::string_view k_loaded = "kernelhub-import-check: loaded ";
   if (!result.missing_dependency.empty()) {
     result.error = fmt::format(
         "its kernel-depends \"{}\" is neither in LOCAL_KERNELS nor in the Hub cache",
         result.missing_dependency);
+  } else if (!result.loaded && result.output.find(k_loaded) != std::string::npos) {
+    // The load went through and the process then died on its way out: the kernel's static
+    // destructors or exit handlers, which would end a user's program the same way.
+    const auto how = output.signal != 0
+                         ? fmt::format("was killed by signal {} ({})", output.signal,
+                                       ::strsignal(output.signal))
+                         : fmt::format("exited with status {}", output.exit_code);
+    result.error = fmt::format(
+        "the import went through, then python {} on its way out (a static destructor or an exit handler "
+        "of the kernel's?)",
+        how);
   } else if (!result.loaded && !result.loader_missing) {
     // The script's own summary ("Type: message (notes)") when it got that far; the loader adds
     // notes after the exception line, so a traceback's last line alone can be just a note.

@@ -65,9 +65,12 @@ std::string read_all(int fd) {
   return output;
 }
 
-int wait_exit_code(pid_t pid) {
+int wait_exit_code(pid_t pid, int* signal = nullptr) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (signal != nullptr) {
+    *signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -209,7 +212,7 @@ ScriptOutput StartedScript::finish(std::string_view input) {
   result.output = read_all(m_output_fd);
   ::close(m_output_fd);
   m_output_fd = -1;
-  result.exit_code = wait_exit_code(m_pid);
+  result.exit_code = wait_exit_code(m_pid, &result.signal);
   m_pid = -1;
   return result;
 }
@@ -242,7 +245,7 @@ util::Expected<ScriptOutput> SubprocessScriptRunner::run(const Script& script) {
   ScriptOutput result;
   result.output = read_all(fds[0]);
   ::close(fds[0]);
-  result.exit_code = wait_exit_code(pid);
+  result.exit_code = wait_exit_code(pid, &result.signal);
   return result;
 }
 

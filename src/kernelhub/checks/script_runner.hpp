@@ -16,6 +16,7 @@ namespace kernelhub::checks {
 struct ScriptOutput {
   int exit_code = 0;   // -1 when killed by a signal
   std::string output;  // stdout and stderr, interleaved as written
+  int signal = 0;      // the signal that killed it, else 0
 };
 
 struct Script {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -75,6 +76,23 @@ TEST(ImportCheck, AFailureKeepsTheTracebacksLastLine) {
   EXPECT_EQ(result->error, "ModuleNotFoundError: No module named 'numpy'");
   EXPECT_FALSE(result->loader_missing);
   EXPECT_FALSE(result->backend_unsupported);
+}
+
+// The load printed its success, then the interpreter died on the way out (a kernel's static
+// destructor that aborts): a failure, named as one, not the "loaded" line as a reason.
+TEST(ImportCheck, ADeathAfterTheLoadIsAFailureOnTheWayOut) {
+  write_variant("cpu");
+  class DiesAtExit final : public ScriptRunner {
+   public:
+    util::Expected<ScriptOutput> run(const Script&) override {
+      return ScriptOutput{-1, "kernelhub-import-check: loaded _relu_cpu_abc\n", SIGABRT};
+    }
+  } runner;
+  auto result = check_variant_import("variant", {"python3", std::nullopt}, runner);
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->loaded);
+  EXPECT_THAT(result->error, HasSubstr("then python was killed by signal 6 ("));
+  EXPECT_THAT(result->error, HasSubstr("on its way out"));
 }
 
 TEST(ImportCheck, TheScriptsSummaryWinsOverTheTracebacksLastLine) {
