@@ -86,6 +86,27 @@ def test_a_failing_test_fails_the_command(kernel_builder, init_kernel, tmp_path)
     assert "never run" not in result.stderr
 
 
+def test_what_a_test_leaves_in_a_cycle_is_still_finalized_at_exit(kernel_builder, init_kernel,
+                                                                  tmp_path):
+    # The driver freezes what collection made (torch's objects: the exit skips walking them),
+    # not what the tests make: an object of a test's, kept alive only by a reference cycle,
+    # still gets its finalizer run when the interpreter exits, as under plain pytest.
+    marker = tmp_path / "finalized"
+    leaving = init_kernel / "tests" / "test_zz_cycle.py"
+    leaving.write_text(
+        "import pytest\n\n\nclass Node:\n    def __del__(self):\n"
+        f"        open({str(marker)!r}, 'w').close()\n\n\n"
+        "@pytest.mark.kernels_ci\ndef test_leaves_a_cycle():\n    node = Node()\n"
+        "    node.itself = node\n")
+    try:
+        result = kernel_test(kernel_builder, init_kernel)
+    finally:
+        leaving.unlink()
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["pytest_status"] == 0
+    assert marker.exists(), result.stderr
+
+
 def test_no_kernels_ci_tests_is_a_pass(kernel_builder, init_kernel, tmp_path):
     kernel = tmp_path / "plain"
     shutil.copytree(init_kernel, kernel, symlinks=True)
