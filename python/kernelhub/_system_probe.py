@@ -170,4 +170,10 @@ def probe(device: bool = True) -> dict:
 
 
 if __name__ == "__main__":
+    # Run by the C++ core in a child interpreter that exits once it has answered: nothing it
+    # imports becomes garbage, so the collector stays off, and the frozen objects spare the
+    # exit a walk over all of torch's (about half a second of a 1.7 s probe).
+    import gc
+    gc.disable()
     print(json.dumps(probe()))
+    gc.freeze()

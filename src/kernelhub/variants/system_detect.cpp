@@ -149,17 +149,18 @@ DetectOptions DetectOptions::from_environment() {
 std::string_view python_probe_script() { return probe_script(); }
 
 std::string_view python_probe_script_without_device() {
-  // The same program with its closing `if __name__ == "__main__":` block asking
-  // probe(device=False); empty if the file ever stops ending with that block.
+  // The same program with the call in its closing `if __name__ == "__main__":` block asking
+  // probe(device=False); empty if the file ever stops ending with that block and call.
   static const std::string script = [] {
     constexpr std::string_view k_main = "\nif __name__ == \"__main__\":\n";
-    const auto full = probe_script();
+    constexpr std::string_view k_call = "    print(json.dumps(probe()))\n";
+    std::string full(probe_script());
     const auto main = full.rfind(k_main);
-    if (main == std::string_view::npos) {
+    const auto call = main == std::string::npos ? main : full.find(k_call, main);
+    if (call == std::string::npos) {
       return std::string();
     }
-    return std::string(full.substr(0, main)) + std::string(k_main) +
-           "    print(json.dumps(probe(device=False)))\n";
+    return full.replace(call, k_call.size(), "    print(json.dumps(probe(device=False)))\n");
   }();
   return script;
 }

@@ -129,8 +129,11 @@ TEST(SystemDetect, TheProbeWithoutTheDeviceIsTheSameProgramAskingLess) {
   const auto main = full.rfind("\nif __name__ == \"__main__\":\n");
   ASSERT_NE(main, std::string::npos);
   EXPECT_EQ(without.substr(0, main), full.substr(0, main));
-  EXPECT_TRUE(without.ends_with("    print(json.dumps(probe(device=False)))\n"));
+  EXPECT_NE(without.find("    print(json.dumps(probe(device=False)))\n", main), std::string::npos);
   EXPECT_EQ(without.find("probe())"), std::string::npos);
+  // The rest of the block stays: the collector off before the probe, frozen after it.
+  EXPECT_NE(without.find("    gc.disable()\n", main), std::string::npos);
+  EXPECT_TRUE(without.ends_with("    gc.freeze()\n"));
 }
 
 TEST(SystemDetect, NoPythonLeavesAPlainCpuSystem) {
