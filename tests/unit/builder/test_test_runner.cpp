@@ -135,7 +135,9 @@ TEST(TestRunner, InvocationPutsTheVariantOnThePath) {
   ASSERT_EQ(command.argv.size(), 4U);
   EXPECT_EQ(command.argv.at(0), "/venv/bin/python");
   EXPECT_EQ(command.argv.at(1), "-c");
-  EXPECT_NE(command.argv.at(2).find("pytest.console_main()"), std::string::npos);
+  EXPECT_NE(command.argv.at(2).find(
+                "pytest.main(plan[\"pytest_args\"], plugins=[FreezeAfterCollection()])"),
+            std::string::npos);
   const auto plan = plan_of(command);
   const auto args = plan.at("pytest_args").get<Names>();
   ASSERT_GE(args.size(), 3U);
