@@ -139,9 +139,11 @@ std::vector<std::string> RepoCache::list_refs() const {
   for (auto it = fs::recursive_directory_iterator(refs, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
     if (it->is_regular_file(ec)) {
-      const auto name = fs::relative(it->path(), refs, ec).generic_string();
+      // The name under refs/, by the path's own spelling: fs::relative would resolve every
+      // folder above it through the file system (a readlink each, on every offline load).
+      const auto name = it->path().lexically_relative(refs).generic_string();
       // Skip our own and Python's temporary files ("<name>.<8hex>.tmp", ".<name>.tmp.XXXXXX").
-      if (!ec && name.find(".tmp") == std::string::npos) {
+      if (!name.empty() && name.find(".tmp") == std::string::npos) {
         names.push_back(name);
       }
     }

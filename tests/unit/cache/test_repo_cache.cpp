@@ -43,6 +43,19 @@ TEST(RepoCache, RefsHaveNoNewlineAndResolveOffline) {
   EXPECT_EQ(cache.list_refs(), std::vector<std::string>{"feature/x"});
 }
 
+// Names as they stand under refs/, sorted, nested ones with '/', temporary files left out;
+// also when the cache is reached through a link (its folders are not resolved).
+TEST(RepoCache, ListsRefsByTheirNamesUnderRefs) {
+  fs::create_directories("real-hub");
+  fs::create_directory_symlink("real-hub", "linked-hub");
+  const RepoCache cache("linked-hub", kernel_ref());
+  ASSERT_TRUE(cache.write_ref("v2", k_commit));
+  ASSERT_TRUE(cache.write_ref("v1", k_commit));
+  ASSERT_TRUE(cache.write_ref("refs/pr/3", k_commit));
+  ASSERT_TRUE(util::write_file_atomic(cache.folder() / "refs" / "v3.1a2b3c4d.tmp", k_commit));
+  EXPECT_EQ(cache.list_refs(), (std::vector<std::string>{"refs/pr/3", "v1", "v2"}));
+}
+
 TEST(RepoCache, ReadsRefsWrittenWithANewlineAndRejectsGarbage) {
   const RepoCache cache("hub", kernel_ref());
   fs::create_directories(cache.folder() / "refs");
