@@ -29,12 +29,14 @@ namespace fs = std::filesystem;
 // compiles (see ImportCheckWorker::start).
 constexpr int k_importing_niceness_increment = 10;
 
-// The cyclic garbage collector is off from the start: importing torch allocates enough objects
-// to run it many times over, for nothing a one-shot check needs back. The load's last step
-// freezes what the process holds (k_load), so the interpreter's exit does not walk all of
-// torch's objects once more: that walk was half a second of the check, after the verdict.
-// The exit itself still runs, with the kernel's and torch's destructors, so a variant that
-// crashes on the way out still fails.
+// The cyclic garbage collector is off while torch and kernels are imported: that allocates
+// enough objects to run it many times over, for nothing a one-shot check needs back. What they
+// made is then frozen and the collector turned on again for the load itself (a kernel that
+// makes cyclic garbage as it imports is collected as in a user's process), and the load's last
+// step freezes the rest (k_load), so the interpreter's exit does not walk all of torch's
+// objects once more: that walk was half a second of the check, after the verdict. The exit
+// itself still runs, with the kernel's and torch's destructors, so a variant that crashes on
+// the way out still fails.
 constexpr std::string_view k_import_loader = R"py(import gc
 gc.disable()
 import pathlib, sys, traceback
@@ -72,6 +74,8 @@ constexpr std::string_view k_load = R"py(try:
     ops_before = set(torch._C._dispatch_get_all_op_names())
 except Exception:
     torch = None
+gc.freeze()
+gc.enable()
 try:
     module = kernels.get_local_kernel(pathlib.Path(variant), backend=backend)
     # The ops must be where the package calls them (issue 22 §7): in the build's namespace,
