@@ -322,8 +322,8 @@ ImportCheckResult read_outcome(ScriptOutput output, std::string backend) {
                                        ::strsignal(output.signal))
                          : fmt::format("exited with status {}", output.exit_code);
     result.error = fmt::format(
-        "the import went through, then python {} on its way out (a static destructor or an exit handler "
-        "of the kernel's?)",
+        "the import went through, then python {} on its way out (a static destructor or an "
+        "exit handler of the kernel's?)",
         how);
   } else if (!result.loaded && !result.loader_missing) {
     // The script's own summary ("Type: message (notes)") when it got that far; the loader adds
