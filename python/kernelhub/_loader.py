@@ -135,6 +135,8 @@ def _claim_variant(*folders: Path) -> None:
 
 def validate_dependencies(python_name: str, depends: list[str]) -> None:
     """python-depends (loader.md §3.4): names from the curated table, their modules importable."""
+    if not depends:
+        return  # most kernels: nothing to look up (the table and the probe cost ~50 us cold)
     for _package, import_name, message in _kernelhub.required_imports(
         python_name, depends, _system.probe_json(device=False)
     ):

@@ -17,6 +17,7 @@
 #include <kernelhub/loader/hub_target.hpp>
 #include <kernelhub/loader/kernel_status.hpp>
 #include <kernelhub/loader/publisher_trust.hpp>
+#include <kernelhub/loader/variant_seal.hpp>
 #include <kernelhub/metadata/metadata_reader.hpp>
 
 namespace kernelhub::loader {
@@ -170,6 +171,37 @@ LoadResult<void> verify_variant(const Session& session, const Target& target,
   }
 }
 
+// The variant's files fetched where missing, then checked: present, each blob against its
+// etag and, unless this process imported them before, the files against the digest. What passed
+// every check is sealed, so the next load can skip them while nothing changes.
+LoadResult<void> fetch_and_check(const Session& session, const Target& target,
+                                 const std::string& folder, const fs::path& variant_path,
+                                 bool check_digest, const fs::path& seal_file) {
+  if (auto downloaded = download_variant(session, target, folder); !downloaded) {
+    return downloaded;
+  }
+  std::error_code ec;
+  if (!fs::is_directory(variant_path, ec)) {
+    return load_fail(LoadErrorKind::not_found,
+                     fmt::format("Variant path does not exist: `{}`", variant_path.string()));
+  }
+  // Taken before the checks: a seal is only written when the checks saw what it records.
+  const auto before = check_digest ? VariantSeal::take(variant_path) : std::nullopt;
+  if (auto verified = verify_variant(session, target, folder, variant_path); !verified) {
+    return verified;
+  }
+  if (!check_digest) {
+    return {};
+  }
+  if (auto matches = check_cached_variant_digest(variant_path, session.stamp_root()); !matches) {
+    return load_fail(LoadErrorKind::import_error, matches.error().message);
+  }
+  if (before) {
+    write_seal(variant_path, seal_file, *before, session.seal_settle_seconds());
+  }
+  return {};
+}
+
 std::string no_variant_message(const Target& target, const variants::Resolution& resolution) {
   return fmt::format("Cannot find a build variant for this system in {} (revision: {}):\n\n{}",
                      target.repo.str(), target.revision, variants::render_trace(resolution.trace));
@@ -198,27 +230,20 @@ LoadResult<HubKernel> install_hub_kernel(const HubLoadContext& context,
   if (!choice.folder) {
     return load_fail(LoadErrorKind::not_found, no_variant_message(target, choice.resolution));
   }
-  if (auto downloaded = download_variant(session, target, *choice.folder); !downloaded) {
-    return tl::unexpected(downloaded.error());
-  }
   const auto ref = kernel_ref(target.repo);
-  const auto variant_path =
-      session.cache().repo(ref).snapshot_dir(target.commit) / "build" / *choice.folder;
-  std::error_code ec;
-  if (!fs::is_directory(variant_path, ec)) {
-    return load_fail(LoadErrorKind::not_found,
-                     fmt::format("Variant path does not exist: `{}`", variant_path.string()));
-  }
-  if (auto verified = verify_variant(session, target, *choice.folder, variant_path); !verified) {
-    return tl::unexpected(verified.error());
-  }
+  const auto repo_cache = session.cache().repo(ref);
+  const auto variant_path = repo_cache.snapshot_dir(target.commit) / "build" / *choice.folder;
+  const auto seal_file =
+      seal_path(session.seal_root(), repo_cache.folder(), target.commit, *choice.folder);
   // The cached files are the hub's; whether the hub's are still the ones the variant's digest
-  // names is checked on every load that imports them, signature required or not.
+  // names is checked on every load that imports them, signature required or not. A variant
+  // sealed after those checks, unchanged since, needs none of them again (variant_seal.hpp).
   const bool imported_before = request.already_loaded && request.already_loaded(variant_path);
-  if (!imported_before) {
-    if (auto matches = check_cached_variant_digest(variant_path, session.stamp_root());
-        !matches) {
-      return load_fail(LoadErrorKind::import_error, matches.error().message);
+  if (!seal_holds(variant_path, seal_file)) {
+    if (auto checked = fetch_and_check(session, target, *choice.folder, variant_path,
+                                       !imported_before, seal_file);
+        !checked) {
+      return tl::unexpected(checked.error());
     }
   }
   if (request.version && !session.offline() && !target.redirected) {

@@ -37,6 +37,9 @@ struct HubLoadContext {  // everything a Hub load reads from the environment
   // The HTTP seam and client settings; the tests put a fake Hub here. Null: libcurl.
   std::shared_ptr<hub::Transport> transport;
   hub::ClientOptions client_options;
+  // How long every entry of a checked variant must have been still before it is sealed
+  // (variant_seal.hpp); tests that change files on purpose set 0 and wait out the clock tick.
+  int seal_settle_seconds = 2;
   static HubLoadContext from_environment(variants::SystemInfo system, DeviceArch device);
 };
 

@@ -27,13 +27,17 @@ class HubSession {
         m_status_cache(context.status_cache_dir.empty() ? context.cache_dir
                                                         : context.status_cache_dir,
                        m_client),
-        m_stamp_root(context.cache_dir / ".kernelhub" / "verified") {}
+        m_stamp_root(context.cache_dir / ".kernelhub" / "verified"),
+        m_seal_root(context.cache_dir / ".kernelhub" / "sealed"),
+        m_seal_settle_seconds(context.seal_settle_seconds) {}
 
   bool offline() const { return m_cache.offline(); }
   const hub::HubClient& client() const { return m_client; }
   const cache::HubCache& cache() const { return m_cache; }
   const cache::HubCache& status_cache() const { return m_status_cache; }
   const std::filesystem::path& stamp_root() const { return m_stamp_root; }
+  const std::filesystem::path& seal_root() const { return m_seal_root; }
+  int seal_settle_seconds() const { return m_seal_settle_seconds; }
 
  private:
   static hub::Endpoint with_offline(hub::Endpoint endpoint, bool local_files_only) {
@@ -45,6 +49,8 @@ class HubSession {
   cache::HubCache m_cache;
   cache::HubCache m_status_cache;
   std::filesystem::path m_stamp_root;
+  std::filesystem::path m_seal_root;
+  int m_seal_settle_seconds;
 };
 
 // Where a request leads after version resolution and redirects.

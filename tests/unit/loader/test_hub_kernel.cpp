@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -396,6 +397,38 @@ TEST(HubKernel, VerifiedBlobsAreStampedAndNotHashedAgain) {
   EXPECT_EQ(after.hashed, 1u);
   ASSERT_EQ(caught->size(), 1u);
   EXPECT_EQ(caught->front().relative_path, "metadata.json");
+}
+
+// Issue 25: a variant that passed every check is sealed, and a load that finds the seal intact
+// skips the checks (no stamp is read or written); any change to the variant breaks the seal,
+// and the checks catch the change as before.
+TEST(HubKernel, ACheckedVariantIsSealedAndAChangeBreaksTheSeal) {
+  Fixture f;
+  f.context.seal_settle_seconds = 0;
+  const auto kernel = install_hub_kernel(f.context, f.request());
+  ASSERT_TRUE(kernel) << kernel.error().message;
+  const auto seal = f.context.cache_dir / ".kernelhub" / "sealed" / "kernels--org--relu" /
+                    kernel->commit / k_cpu_variant;
+  ASSERT_TRUE(fs::exists(seal));
+
+  const auto stamps = f.context.cache_dir / ".kernelhub" / "verified";
+  fs::remove_all(stamps);
+  auto offline = f.request();
+  offline.local_files_only = true;
+  const auto sealed = install_hub_kernel(f.context, offline);
+  ASSERT_TRUE(sealed) << sealed.error().message;
+  EXPECT_EQ(sealed->variant_path, kernel->variant_path);
+  EXPECT_FALSE(fs::exists(stamps)) << "the blob check ran under an intact seal";
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));  // past the seal's clock tick
+  const auto blob = fs::canonical(kernel->variant_path / "__init__.py");
+  const auto mtime = fs::last_write_time(blob);
+  testing::write(blob, "arch = Fals\n");  // the same size, its mtime put back
+  fs::last_write_time(blob, mtime);
+  const auto refused = install_hub_kernel(f.context, offline);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("is corrupted"), std::string::npos)
+      << refused.error().message;
 }
 
 // Issue 20 item 9: a variant whose files on the hub no longer match the digest in its
