@@ -42,9 +42,11 @@ namespace {
 // check_kernels_minver and registry_add take instead of resolving the folder again.
 nb::dict module_dict(loader::KernelModule module) {
   nb::dict out;
-  out["variant_path"] = module.variant_path;
+  // Paths as str: a pathlib.Path made from C++ costs an import lookup and a Python-level
+  // constructor call each (~10 us), and the callers make their own Path when they need one.
+  out["variant_path"] = module.variant_path.string();
   out["module_name"] = module.module_name;
-  out["entry_file"] = module.entry_file;
+  out["entry_file"] = module.entry_file.string();
   out["python_name"] = module.python_name;
   nb::list python_depends;
   nb::list kernel_depends;

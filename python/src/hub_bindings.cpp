@@ -80,12 +80,13 @@ auto without_gil(F&& work) {
 
 nb::dict kernel_dict(const loader::HubKernel& kernel) {
   nb::dict out;
-  out["variant_path"] = kernel.variant_path;
+  out["variant_path"] = kernel.variant_path.string();  // str: see module_dict
   out["repo_id"] = kernel.repo_id;
   out["revision"] = kernel.revision;
   out["commit"] = kernel.commit;
   out["variant"] = kernel.variant;
-  out["trace"] = trace_list(kernel.resolution);
+  // Not the resolution's trace: no caller of a load reads it (hub_kernel_variants gives it),
+  // and turning it into Python objects was a sixth of a first load's C++ time.
   out["warnings"] = kernel.warnings;
   return out;
 }
