@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,37 @@ def test_a_corrupted_blob_is_fetched_again_online_and_refused_offline(hub, tmp_p
     repaired = load(hub, "kernelhub", "trusted/relu", cache)
     assert repaired.returncode == 0, repaired.stderr
     assert so_blob(cache).read_bytes() == good
+
+
+def test_a_sealed_variant_is_checked_again_once_anything_in_it_changes(hub, tmp_path):
+    """Issue 25: a load of a variant whose files have been still for two seconds seals it, and
+    later loads skip the checks while every file stats the same (they neither read nor write
+    the blob stamps); a byte flipped in the library afterwards, its mtime put back, breaks the
+    seal and the load refuses the file as it does without a seal."""
+    cache = tmp_path / "cache"
+    offline = {"HF_HUB_OFFLINE": 1, "HF_ENDPOINT": DEAD_ENDPOINT}
+    assert load(hub, "kernelhub", "trusted/relu", cache).returncode == 0
+    assert not list((cache / ".kernelhub").glob("sealed/**/torch*")), "sealed while fresh"
+    time.sleep(2.5)
+    sealing = load(hub, "kernelhub", "trusted/relu", cache, **offline)
+    assert sealing.returncode == 0, sealing.stderr
+    seals = [p for p in (cache / ".kernelhub" / "sealed").rglob("*") if p.is_file()]
+    assert len(seals) == 1 and seals[0].name.startswith("torch"), seals
+
+    stamps = cache / ".kernelhub" / "verified"
+    shutil.rmtree(stamps)
+    sealed = load(hub, "kernelhub", "trusted/relu", cache, **offline)
+    assert sealed.returncode == 0, sealed.stderr
+    assert not stamps.exists(), "the checks ran under an intact seal"
+
+    blob = so_blob(cache)
+    before = blob.stat()
+    good = blob.read_bytes()
+    blob.write_bytes(good[:100] + bytes([good[100] ^ 0xFF]) + good[101:])
+    os.utime(blob, ns=(before.st_atime_ns, before.st_mtime_ns))
+    refused = load(hub, "kernelhub", "trusted/relu", cache, **offline)
+    assert refused.returncode != 0
+    assert "corrupted" in refused.stderr and blob.name in refused.stderr, refused.stderr
 
 
 def test_untrusted_publisher_and_no_fitting_variant_fail_like_the_reference(hub, tmp_path):
