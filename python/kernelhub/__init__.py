@@ -96,7 +96,7 @@ def __getattr__(name: str):
 def _find(repo_path: Path | str, backend: str | None):
     cuda, rocm = _system.device_arch() if _system.arch_matters(backend) else (None, None)
     return _kernelhub.find_local_variant(
-        Path(repo_path), _system.probe_json(_system.needs_device(backend)), backend, cuda, rocm
+        Path(repo_path), _system.probe(_system.needs_device(backend)), backend, cuda, rocm
     )
 
 

@@ -5,7 +5,6 @@ this module gathers the arguments, walks a kernel's `kernel-depends` tree, repor
 warnings the way the reference does and imports the variants, dependencies first."""
 
 
-import json
 import logging
 import os
 import platform
@@ -102,7 +101,7 @@ def user_agent_text(user_agent: str | dict | None) -> str:
         parts.append(user_agent)
     # The probe imports torch, as kernels does to name it; tvm_ffi's version it reads from the
     # package metadata (kernels imports tvm_ffi to ask).
-    probe = json.loads(_system.probe_json(device=False))
+    probe = _system.probe(device=False)
     machine = platform.machine().lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
     parts += [f"python/{'.'.join(platform.python_version_tuple()[:2])}",
               f"backend/{_backend_token()}",
@@ -143,7 +142,7 @@ def _install(repo_id: str, *, version=None, revision=None, backend=None,
         result = _kernelhub.install_hub_kernel(
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=local_files_only, check_trust=check_trust,
-            probe_json=_system.probe_json(_system.needs_device(backend)), cuda_capability=cuda,
+            probe_json=_system.probe(_system.needs_device(backend)), cuda_capability=cuda,
             rocm_arch=rocm, user_agent=_request_agent(user_agent, local_files_only))
     _report(result["warnings"])
     return result
@@ -155,7 +154,7 @@ def resolve_revision(repo_id: str, *, revision: str | None = None, version: int 
     with translate_errors(repo_id):
         resolved, messages = _kernelhub.resolve_hub_revision(
             repo_id, version=version, revision=revision, local_files_only=_offline(),
-            probe_json=_system.probe_json(device=False),
+            probe_json=_system.probe(device=False),
             user_agent=_request_agent(user_agent, _offline()))
     _report(messages)
     return resolved
@@ -335,7 +334,7 @@ def has_kernel(repo_id: str, *, revision: str | None = None, version: int | None
         found, messages = _kernelhub.has_hub_kernel(
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=_offline(), check_trust=_check_trust(repo_id, trust_remote_code),
-            probe_json=_system.probe_json(_system.needs_device(backend)),
+            probe_json=_system.probe(_system.needs_device(backend)),
             cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
     return found
@@ -350,7 +349,7 @@ def get_kernel_variants(repo_id: str, *, revision: str | None = None,
         trace, messages = _kernelhub.hub_kernel_variants(
             repo_id, version=version, revision=revision, backend=backend,
             local_files_only=_offline(),
-            probe_json=_system.probe_json(_system.needs_device(backend)),
+            probe_json=_system.probe(_system.needs_device(backend)),
             cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
     return decisions(trace)

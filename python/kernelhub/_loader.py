@@ -138,7 +138,7 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
     if not depends:
         return  # most kernels: nothing to look up (the table and the probe cost ~50 us cold)
     for _package, import_name, message in _kernelhub.required_imports(
-        python_name, depends, _system.probe_json(device=False)
+        python_name, depends, _system.probe(device=False)
     ):
         if importlib.util.find_spec(import_name) is None:
             raise ImportError(message)

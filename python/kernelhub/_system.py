@@ -7,20 +7,27 @@ import json
 from . import _system_probe
 
 
-# The probe's JSON by whether it says if the backend has a device.
-_probes: dict[bool, str] = {}
+# The probe's answer by whether it says if the backend has a device.
+_probes: dict[bool, dict] = {}
+
+
+def probe(device: bool = True) -> dict:
+    """The probe's answer, for the core's `probe_json` arguments as it is (shared: not to be
+    changed): a dict costs the core no JSON text to parse, and this process no text to write.
+    `device=False` is for callers with no use for whether torch's backend has a device (a
+    backend was asked for by name, the user agent, python-depends): the probe then skips
+    `torch.cuda.is_available()`, whose first call in a process costs about 0.2 ms (a CUDA build
+    of torch looks for the driver). An answer with the device fact serves both kinds of
+    caller."""
+    found = _probes.get(True) or (None if device else _probes.get(False))
+    if found is None:
+        found = _probes[device] = _system_probe.probe(device=device)
+    return found
 
 
 def probe_json(device: bool = True) -> str:
-    """The probe's answer. `device=False` is for callers with no use for whether torch's
-    backend has a device (a backend was asked for by name, the user agent, python-depends): the
-    probe then skips `torch.cuda.is_available()`, whose first call in a process costs about
-    0.2 ms (a CUDA build of torch looks for the driver). An answer with the device fact serves
-    both kinds of caller."""
-    found = _probes.get(True) or (None if device else _probes.get(False))
-    if found is None:
-        found = _probes[device] = json.dumps(_system_probe.probe(device=device))
-    return found
+    """probe() as the JSON text the child interpreter's probe prints."""
+    return json.dumps(probe(device))
 
 
 def needs_device(backend: str | None) -> bool:

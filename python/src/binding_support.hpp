@@ -13,6 +13,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include <kernelhub/loader/device_arch.hpp>
 #include <kernelhub/loader/loaded_kernels.hpp>
 #include <kernelhub/util/expected.hpp>
@@ -40,9 +42,49 @@ T value_or_raise(util::Expected<T> result, PyObject* type) {
   return std::move(*result);
 }
 
-inline variants::SystemInfo system_from_probe(const std::string& probe_json) {
+// The probe's dict (str, bool, int, float and None values, nested dicts and lists) as JSON.
+inline nlohmann::json json_from_python(nb::handle value) {
+  if (value.is_none()) {
+    return nullptr;
+  }
+  if (nb::isinstance<nb::bool_>(value)) {  // before int: a bool is an int in Python
+    return nb::cast<bool>(value);
+  }
+  if (nb::isinstance<nb::int_>(value)) {
+    return nb::cast<long long>(value);
+  }
+  if (nb::isinstance<nb::float_>(value)) {
+    return nb::cast<double>(value);
+  }
+  if (nb::isinstance<nb::str>(value)) {
+    return nb::cast<std::string>(value);
+  }
+  if (nb::isinstance<nb::dict>(value)) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto [key, item] : nb::borrow<nb::dict>(value)) {
+      out[nb::cast<std::string>(key)] = json_from_python(item);
+    }
+    return out;
+  }
+  if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+    nlohmann::json out = nlohmann::json::array();
+    for (nb::handle item : value) {
+      out.push_back(json_from_python(item));
+    }
+    return out;
+  }
+  raise(PyExc_TypeError, "the probe holds a value that is not JSON: " +
+                             nb::cast<std::string>(nb::str(value.type())));
+}
+
+// The machine the probe describes. `probe` is its answer: the JSON text a child interpreter
+// printed, or the dict the package's in-process probe made (no text to write and parse then:
+// both cost about as much as the rest of a warm load's first call into the core).
+inline variants::SystemInfo system_from_probe(const nb::handle& probe) {
   variants::BuildHost host;
-  auto applied = variants::apply_python_probe(probe_json, host);
+  auto applied = nb::isinstance<nb::str>(probe)
+                     ? variants::apply_python_probe(nb::cast<std::string>(probe), host)
+                     : variants::apply_parsed_probe(json_from_python(probe), host);
   if (!applied) {
     raise(PyExc_RuntimeError, applied.error().message);
   }

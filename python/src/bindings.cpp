@@ -120,13 +120,13 @@ NB_MODULE(_kernelhub, m) {
 
   m.def("probe_script", []() { return std::string(variants::python_probe_script()); });
 
-  m.def("system_backend", [](const std::string& probe_json) {
+  m.def("system_backend", [](const nb::object& probe_json) {
     return std::string(system_from_probe(probe_json).backend.name());
   });
 
   m.def(
       "find_local_variant",
-      [](const fs::path& path, const std::string& probe_json, const nb::object& backend,
+      [](const fs::path& path, const nb::object& probe_json, const nb::object& backend,
          const nb::object& cuda, const nb::object& rocm) {
         auto system = system_from_probe(probe_json);
         std::optional<std::string> requested;
@@ -163,7 +163,7 @@ NB_MODULE(_kernelhub, m) {
 
   m.def("required_imports", [](const std::string& python_name,
                                const std::vector<std::string>& depends,
-                               const std::string& probe_json) {
+                               const nb::object& probe_json) {
     const auto detected = system_from_probe(probe_json).backend.kind;
     std::vector<std::tuple<std::string, std::string, std::string>> out;
     for (const auto& import :

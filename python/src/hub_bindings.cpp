@@ -28,7 +28,7 @@ struct HubCall {
 
 HubCall make_call(const std::string& repo_id, const std::optional<unsigned>& version,
                   const std::optional<std::string>& revision, const std::optional<std::string>& backend,
-                  bool local_files_only, bool check_trust, const std::string& probe_json,
+                  bool local_files_only, bool check_trust, const nb::object& probe_json,
                   const nb::object& cuda, const nb::object& rocm, const std::string& user_agent) {
   HubCall call{loader::HubLoadContext::from_environment(system_from_probe(probe_json),
                                                         device_from(cuda, rocm)),
@@ -102,7 +102,7 @@ void def_hub_call(nb::module_& m, const char* name,
       name,
       [core, convert](const std::string& repo_id, std::optional<unsigned> version,
                       std::optional<std::string> revision, std::optional<std::string> backend,
-                      bool local_files_only, bool check_trust, const std::string& probe_json,
+                      bool local_files_only, bool check_trust, const nb::object& probe_json,
                       const nb::object& cuda, const nb::object& rocm,
                       const std::string& user_agent) {
         auto call = make_call(repo_id, version, revision, backend, local_files_only, check_trust,

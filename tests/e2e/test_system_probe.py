@@ -72,3 +72,56 @@ def test_no_tvm_ffi_is_no_version(tmp_path):
             "from kernelhub import _system_probe; import json; "
             "print(json.dumps(_system_probe.probe().get('tvm_ffi')))")
     assert json.loads(run_python(code)) is None
+
+
+def test_the_core_reads_the_probe_alike_as_a_dict_and_as_its_text(tmp_path):
+    # The package hands the core the probe's dict (no JSON text made and parsed on a load);
+    # the child interpreter's answer arrives as text. Every machine must come out the same.
+    kernel = tmp_path / "kernel"
+    for name in ("torch215-cxx11-cpu-x86_64-linux", "torch215-cxx11-cu128-x86_64-linux",
+                 "torch29-cxx11-cu126-x86_64-linux", "torch215-metal-aarch64-darwin",
+                 "torch-universal", "tvm-ffi01-cpu-x86_64-linux"):
+        (kernel / name).mkdir(parents=True)
+    torch = {"version": "2.15.0", "cxx11": True, "cuda": None, "hip": None, "xpu": None,
+             "tpu": False, "neuron": False, "mps": False, "privateuse1": "privateuseone",
+             "cann": None}
+    base = {"executable": "/usr/bin/python3", "machine": "x86_64", "system": "Linux",
+            "mac_ver": "", "free_threaded": False, "tvm_ffi": "0.1.15.post2"}
+    probes = [
+        dict(base, torch=torch),
+        dict(base, torch=dict(torch, cuda="12.8", device=False)),
+        dict(base, torch=dict(torch, cuda="12.8", device=True)),
+        dict(base, torch=dict(torch, version="2.9.1", cuda="12.6")),
+        dict(base, machine="arm64", system="Darwin", mac_ver="15.1", torch=dict(torch, mps=True)),
+        dict(base, cudart="12.8"),
+        dict(base, free_threaded=True, torch=torch),
+    ]
+    code = f"""
+import json
+from kernelhub import _kernelhub as k
+out = []
+for probe in json.loads({json.dumps(json.dumps(probes))}):
+    answers = []
+    for given in (probe, json.dumps(probe)):
+        try:
+            path, trace, text = k.find_local_variant({str(kernel)!r}, given)
+            answers.append([str(path), trace, text, k.system_backend(given)])
+        except FileNotFoundError as error:
+            answers.append(["none", str(error), k.system_backend(given)])
+    out.append(answers)
+try:
+    k.system_backend(dict(json.loads({json.dumps(json.dumps(probes[0]))}), extra={{1, 2}}))
+    out.append("accepted a set")
+except TypeError as error:
+    out.append(str(error))
+print(json.dumps(out))
+"""
+    results = json.loads(run_python(code))
+    refusal = results.pop()
+    assert "not JSON" in refusal and "set" in refusal, refusal
+    assert len(results) == len(probes)
+    chosen = set()
+    for as_dict, as_text in results:
+        assert as_dict == as_text
+        chosen.add(as_dict[0])
+    assert len(chosen) >= 4, chosen  # the probes differ where it matters

@@ -170,6 +170,13 @@ util::Expected<void> apply_python_probe(std::string_view json_text, BuildHost& h
   if (probe.is_discarded() || !probe.is_object()) {
     return util::fail("the python probe printed no JSON object");
   }
+  return apply_parsed_probe(probe, host);
+}
+
+util::Expected<void> apply_parsed_probe(const json& probe, BuildHost& host) {
+  if (!probe.is_object()) {
+    return util::fail("the python probe gave no object");
+  }
   auto& system = host.system;
   system = SystemInfo{};
   host.python = string_or_empty(probe, "executable");

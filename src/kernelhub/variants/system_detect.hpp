@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <kernelhub/util/expected.hpp>
 #include <kernelhub/variants/build_host.hpp>
 #include <kernelhub/variants/program_runner.hpp>
@@ -41,6 +43,9 @@ std::string_view python_probe_script_without_device();
 // loader's order: TPU, Neuron, CUDA, ROCm, Metal (MPS), XPU, CANN (npu), else CPU; without
 // torch, the CUDA runtime the probe found through ctypes, else CPU.
 util::Expected<void> apply_python_probe(std::string_view json_text, BuildHost& host);
+// The same from the answer already parsed (the Python package hands over the probe's dict,
+// made into JSON without a text in between).
+util::Expected<void> apply_parsed_probe(const nlohmann::json& probe, BuildHost& host);
 
 // "Cuda compilation tools, release 12.8, V12.8.93" -> 12.8.
 std::optional<ReleaseVersion> parse_nvcc_version(std::string_view output);
