@@ -113,7 +113,8 @@ def _torch_facts(torch, device: bool) -> dict:
         "xpu": getattr(torch.version, "xpu", None),
         "tpu": hasattr(torch.backends, "tpu"),
         "neuron": hasattr(torch, "neuron"),
-        "mps": bool(torch.backends.mps.is_available()),
+        # Metal exists on macOS only: elsewhere torch answers False, after ~10 us of asking.
+        "mps": sys.platform == "darwin" and bool(torch.backends.mps.is_available()),
         "privateuse1": None,
         "cann": None,
     }
