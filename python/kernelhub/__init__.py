@@ -8,34 +8,35 @@ Importing kernelhub does not import torch.
 """
 
 
+from __future__ import annotations
+
+import importlib
 from pathlib import Path
 
 from . import _kernelhub, _system
-from .benchmark import Benchmark
 from ._loader import LoadedKernel, RepoInfo, loaded_kernels
-from ._metadata import Metadata
-from ._variants import VariantAccepted, VariantRejected, decisions
 from .deps import get_kernel_dep
-from .layer import (
-    CUDAProperties,
-    Device,
-    FuncRepository,
-    KernelizeFallback,
-    LayerRepository,
-    LocalFuncRepository,
-    LocalLayerRepository,
-    LockedFuncRepository,
-    LockedLayerRepository,
-    Mode,
-    ROCMProperties,
-    kernelize,
-    register_kernel_mapping,
-    replace_kernel_forward_from_hub,
-    use_kernel_forward_from_hub,
-    use_kernel_func_from_hub,
-    use_kernel_mapping,
-    use_kernelized_func,
-)
+
+# Public names whose modules are imported when first asked for: they define their classes by
+# running code (dataclasses, enums), which made `import kernelhub` cost about 15 ms, twice a
+# warm load, for a program that only calls get_kernel (the layer API alone ~3.7 ms, Metadata
+# ~2.9 ms). `from kernelhub import kernelize` and `kernelhub.kernelize` work as before.
+_LAZY = {
+    "Benchmark": "benchmark",
+    "Metadata": "_metadata",
+    "VariantAccepted": "_variants",
+    "VariantRejected": "_variants",
+    **{name: "layer" for name in (
+        "CUDAProperties", "Device", "FuncRepository", "KernelizeFallback", "LayerRepository",
+        "LocalFuncRepository", "LocalLayerRepository", "LockedFuncRepository",
+        "LockedLayerRepository", "Mode", "ROCMProperties", "kernelize",
+        "register_kernel_mapping", "replace_kernel_forward_from_hub",
+        "use_kernel_forward_from_hub", "use_kernel_func_from_hub", "use_kernel_mapping",
+        "use_kernelized_func")},
+}
+# Submodules that were imported with the package, so `kernelhub.layer.X` worked without an
+# import of its own.
+_LAZY_SUBMODULES = ("benchmark", "layer")
 
 __version__ = "0.1.0"
 # The `kernels` release whose public API (names, signatures, behaviour, error texts) we match.
@@ -85,12 +86,22 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # asked once: later lookups find it without this function
+        return value
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     # The Hub error classes subclass huggingface_hub's, imported only when first asked for.
     if name in ("RepositoryNotFoundError", "RevisionNotFoundError"):
         from ._errors import error_class
 
         return error_class(name)
     raise AttributeError(f"module 'kernelhub' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_LAZY_SUBMODULES))
 
 
 def _find(repo_path: Path | str, backend: str | None):
@@ -105,6 +116,8 @@ def get_local_kernel_variants(
 ) -> list[VariantAccepted | VariantRejected]:
     """The decision trace for a local kernel, best first (like `kernels.get_kernel_variants`);
     empty when `repo_path` is itself a variant."""
+    from ._variants import decisions
+
     _path, trace, _text = _find(repo_path, backend)
     return decisions(trace)
 

@@ -4,6 +4,8 @@ downloads happen in the C++ core (`_kernelhub.install_hub_kernel`, with the GIL 
 this module gathers the arguments, walks a kernel's `kernel-depends` tree, reports the core's
 warnings the way the reference does and imports the variants, dependencies first."""
 
+from __future__ import annotations
+
 
 import logging
 import os
@@ -12,13 +14,15 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from . import _kernelhub, _system
 from ._errors import translate_errors
 from ._loader import RepoInfo, import_variant, validate_variant
-from ._locks import KernelLocks, LockedDependency, find_locked
-from ._variants import VariantAccepted, VariantRejected, decisions
+
+if TYPE_CHECKING:  # imported where used: their dataclasses cost ~1.5 ms to define
+    from ._locks import KernelLocks, LockedDependency
+    from ._variants import VariantAccepted, VariantRejected
 
 # kernels logs the outdated-version warning on `kernels._versions`; ours on the same spot of
 # our tree.
@@ -352,12 +356,16 @@ def get_kernel_variants(repo_id: str, *, revision: str | None = None,
             probe_json=_system.probe(_system.needs_device(backend)),
             cuda_capability=cuda, rocm_arch=rocm)
     _report(messages)
+    from ._variants import decisions
+
     return decisions(trace)
 
 
 def load_kernel(repo_id: str, *, lockfile: Path | None, backend: str | None = None) -> ModuleType:
     """Loads the locked commit of `repo_id` (and its locked dependencies) from the cache only:
     never a network request."""
+    from ._locks import find_locked
+
     locks, dependency = find_locked(repo_id, lockfile)
     return load_locked_tree(locks, dependency, cache_only=True, backend=backend)
 
@@ -367,5 +375,7 @@ def get_locked_kernel(repo_id: str, *, lockfile: Path | None,
                       user_agent: str | dict | None = None) -> ModuleType:
     """Loads the locked commit of `repo_id` and its locked dependencies, downloading them when
     online. `lockfile=None`: the kernels.lock of the calling package's distribution."""
+    from ._locks import find_locked
+
     locks, dependency = find_locked(repo_id, lockfile)
     return load_locked_tree(locks, dependency, trust_remote_code=trust_remote_code)

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Importing a chosen variant directory under its module name (loader.md §3.1-3.2)."""
 
+from __future__ import annotations
+
 
 import importlib.machinery
 import importlib.util
@@ -14,7 +16,6 @@ from pathlib import Path
 from types import ModuleType
 
 from . import _bytecode, _kernelhub, _system
-from ._metadata import Metadata
 from .deps import _KERNEL_DEPS
 
 
@@ -237,6 +238,8 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
 
 
 def loaded_kernels() -> list[LoadedKernel]:
+    from ._metadata import Metadata  # its classes cost ~3 ms to define: not on every import
+
     with _lock:
         out = []
         for entry in _kernelhub.registry_list():
