@@ -9,34 +9,52 @@ repository is mapped; ours can.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from collections import namedtuple
 
 from . import _kernelhub
 
+# Named tuples and a slotted class, not frozen dataclasses: a load by lock defines these on its
+# first use (the package does not import this module), and the three dataclasses took ~0.9 ms
+# to define (their methods are generated and compiled), more than half a cached load; typing's
+# NamedTuple with these annotations costs more still (each annotation becomes a ForwardRef).
 
-@dataclass(frozen=True)
-class LockedDependency:
-    """A lock entry's dependency: the repo id and the version or revision it was locked for."""
+LockedDependency = namedtuple("LockedDependency", ("repo_id", "version", "revision"),
+                              defaults=(None, None), module=__name__)
+LockedDependency.__doc__ = ("A lock entry's dependency: the repo id and the version or "
+                            "revision it was locked for.")
 
-    repo_id: str
-    version: int | None = None
-    revision: str | None = None
-
-
-@dataclass(frozen=True)
-class Lock:
-    """What a lock entry pins: the commit."""
-
-    commit: str
+Lock = namedtuple("Lock", ("commit",), module=__name__)
+Lock.__doc__ = "What a lock entry pins: the commit."
 
 
-@dataclass(frozen=True)
 class KernelLocks:
     """Every entry of one kernels.lock, in file order: a read-only mapping from the locked
     dependency to its `Lock`, as kernels' KernelLocks is read (`locks[dep].commit`)."""
 
+    __slots__ = ("entries",)
     entries: tuple[tuple[LockedDependency, str], ...]
+
+    def __init__(self, entries: tuple[tuple[LockedDependency, str], ...]):
+        object.__setattr__(self, "entries", tuple(entries))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"KernelLocks is read-only: cannot set {name!r}")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"KernelLocks is read-only: cannot delete {name!r}")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, KernelLocks) and self.entries == other.entries
+
+    def __hash__(self) -> int:
+        return hash(self.entries)
+
+    def __repr__(self) -> str:
+        return f"KernelLocks(entries={self.entries!r})"
+
+    def __reduce__(self):  # copy, deepcopy and pickle: rebuilt through __init__
+        return KernelLocks, (self.entries,)
 
     @staticmethod
     def parse(text: str, file_name: str) -> "KernelLocks":
