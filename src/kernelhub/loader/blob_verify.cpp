@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/loader/blob_verify.hpp>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include <kernelhub/cache/blob_store.hpp>
+#include <kernelhub/loader/file_state.hpp>
 #include <kernelhub/util/file_io.hpp>
 #include <kernelhub/verify/crypto.hpp>
 
@@ -22,35 +21,13 @@ bool is_hex(std::string_view text) {
   return text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-// What a stamp records of a blob. ctime is the one field a user cannot set back: rewriting the
-// bytes in place and restoring mtime with `touch -d` or utime(2) still moves ctime to now, as
-// does any chmod, rename or hard link. dev + ino tell a replaced or restored file apart.
-struct BlobStat {
-  long long size = 0;
-  long long mtime_ns = 0;
-  long long ctime_ns = 0;
-  unsigned long long dev = 0;
-  unsigned long long ino = 0;
-
-  std::string render() const {
-    return fmt::format("v2 {} {} {} {} {}", size, mtime_ns, ctime_ns, dev, ino);
-  }
-  friend bool operator==(const BlobStat&, const BlobStat&) = default;
-};
-
-long long nanoseconds(const timespec& time) {
-  return static_cast<long long>(time.tv_sec) * 1000000000LL + time.tv_nsec;
+// A stamp's first line: the blob's state when it last hashed right (file_state.hpp).
+std::string stamp_line(const FileState& state) {
+  return fmt::format("v2 {} {} {} {} {}", state.size, state.mtime_ns, state.ctime_ns, state.dev,
+                     state.ino);
 }
 
-std::optional<BlobStat> stat_blob(const fs::path& blob) {
-  struct stat info {};
-  if (::stat(blob.c_str(), &info) != 0) {
-    return std::nullopt;
-  }
-  return BlobStat{static_cast<long long>(info.st_size), nanoseconds(info.st_mtim),
-                  nanoseconds(info.st_ctim), static_cast<unsigned long long>(info.st_dev),
-                  static_cast<unsigned long long>(info.st_ino)};
-}
+std::optional<FileState> stat_blob(const fs::path& blob) { return FileState::of(blob.native()); }
 
 // <stamp_root>/<repo folder>/<etag>: the blob lives at <repo folder>/blobs/<etag>.
 fs::path stamp_path(const fs::path& stamp_root, const fs::path& blob) {
@@ -173,7 +150,7 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& vari
     const auto stamp_file = stamp_root.empty() ? fs::path() : stamp_path(stamp_root, target);
     if (!stamp_file.empty()) {
       if (const auto known = util::read_file(stamp_file);
-          known && Stamp::parse(*known).stat_line == before->render()) {
+          known && Stamp::parse(*known).stat_line == stamp_line(*before)) {
         continue;
       }
     }
@@ -193,7 +170,7 @@ util::Expected<std::vector<CorruptFile>> find_corrupt_files(const fs::path& vari
     if (!stamp_file.empty() && after && *after == *before) {
       // A stamp that cannot be written only costs a rehash next time.
       fs::create_directories(stamp_file.parent_path(), ec);
-      (void)util::write_file_atomic(stamp_file, before->render());
+      (void)util::write_file_atomic(stamp_file, stamp_line(*before));
     }
   }
   return corrupt;
@@ -223,7 +200,7 @@ util::Expected<std::string> stamped_file_hash(metadata::DigestAlgorithm algorith
   const auto stamp_file = stamp_path(stamp_root, *blob);
   const auto text = util::read_file(stamp_file);
   Stamp stamp = text ? Stamp::parse(*text) : Stamp{};
-  if (stamp.stat_line != before->render()) {
+  if (stamp.stat_line != stamp_line(*before)) {
     // Not (or no longer) checked against its etag: hashed, and nothing recorded.
     ++counts.hashed;
     return metadata::hash_file(algorithm, file);

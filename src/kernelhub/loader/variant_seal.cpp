@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <kernelhub/loader/variant_seal.hpp>
 
-#include <sys/stat.h>
-
 #include <charconv>
 #include <chrono>
 #include <system_error>
@@ -19,23 +17,13 @@ namespace {
 
 constexpr std::string_view k_header = "kernelhub-variant-seal 1";
 
-long long stat_time_ns(const timespec& time) {
-  return static_cast<long long>(time.tv_sec) * 1000000000LL + time.tv_nsec;
-}
-
-// stat(2), links followed: what an import of the path reads.
+// The entry's state now, links followed: what an import of the path reads.
 std::optional<SealedEntry> stat_entry(const std::string& path, std::string relative_path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
+  const auto state = FileState::of(path);
+  if (!state) {
     return std::nullopt;
   }
-  return SealedEntry{std::move(relative_path),
-                     S_ISDIR(info.st_mode),
-                     static_cast<long long>(info.st_size),
-                     stat_time_ns(info.st_mtim),
-                     stat_time_ns(info.st_ctim),
-                     static_cast<unsigned long long>(info.st_dev),
-                     static_cast<unsigned long long>(info.st_ino)};
+  return SealedEntry{*state, std::move(relative_path)};
 }
 
 std::string entry_path(const fs::path& variant_path, std::string_view relative_path) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include <kernelhub/loader/file_state.hpp>
 #include <kernelhub/util/expected.hpp>
 
 // A variant folder that passed every check of a Hub load (its files present, each blob
@@ -29,14 +30,8 @@
 // require_signature rehashes everything regardless.
 namespace kernelhub::loader {
 
-struct SealedEntry {
+struct SealedEntry : FileState {
   std::string relative_path;  // "." for the variant folder, then "/"-separated paths
-  bool folder = false;
-  long long size = 0;
-  long long mtime_ns = 0;
-  long long ctime_ns = 0;
-  unsigned long long dev = 0;
-  unsigned long long ino = 0;
 
   friend bool operator==(const SealedEntry&, const SealedEntry&) = default;
 };
