@@ -249,6 +249,31 @@ def test_unfixable_glibc_symbol_fails_the_build_by_name(kernel_builder, tmp_path
     assert "gettid" in lenient.stderr
 
 
+def test_arc4random_is_answered_inside_the_kernel(kernel_builder, tmp_path):
+    # libstdc++ 13 built against glibc 2.36 or later takes std::random_device's entropy from
+    # arc4random (GLIBC_2.36, no older version to pin to): the GPU machine's GCC 13 put it into
+    # rmsnorm's private copy of random_device (scripts/gpu-checks.sh, 2026-11-30). A kernel that
+    # calls it itself stands in for that object: compat/glibc_compat.cpp answers it inside the
+    # kernel, so the build passes check-abi and the .so asks glibc for no arc4random.
+    if "arc4random" not in Path("/usr/include/stdlib.h").read_text(errors="replace"):
+        pytest.skip("this glibc declares no arc4random")
+    kernel_dir = tmp_path / "relu"
+    shutil.copytree(EXAMPLES / "relu", kernel_dir, ignore=shutil.ignore_patterns("build"))
+    toml = kernel_dir / "build.toml"
+    toml.write_text(re.sub(r"backends = \[.*\]", 'backends = ["cpu"]', toml.read_text()))
+    source = kernel_dir / "relu_cpu" / "relu_cpu.cpp"
+    source.write_text("#include <stdlib.h>\nunsigned relu_random() { return arc4random(); }\n" +
+                      source.read_text())
+    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
+    assert result.returncode == 0, result.stderr
+    library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", library], capture_output=True,
+                               text=True, check=True).stdout
+    assert "arc4random" not in undefined, undefined
+    local = subprocess.run(["nm", library], capture_output=True, text=True, check=True).stdout
+    assert re.search(r" t arc4random$", local, re.M), "arc4random is not defined in the kernel"
+
+
 def test_glibc_pin_table_is_up_to_date():
     # The table is generated from the host glibc; compare only on the glibc it was made from.
     header = (COMPAT / "glibc_pins.h").read_text()

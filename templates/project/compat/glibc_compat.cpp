@@ -10,3 +10,64 @@
 extern "C" {
 __attribute__((visibility("hidden"))) char __libc_single_threaded = 0;
 }
+
+// libstdc++ 13 and later, built against glibc 2.36 or later, takes std::random_device's
+// entropy from glibc's `arc4random` (GLIBC_2.36, no older version), so a kernel that gets
+// random_device's object from the private libstdc++ archive (compat/stdcxx_nonshared.py) would
+// need glibc 2.36. This hidden definition answers those calls, and a kernel's own, inside the
+// kernel from getrandom(2) (GLIBC_2.25), as glibc's does; where the kernel refuses getrandom
+// (before Linux 3.17, or a seccomp filter), from /dev/urandom; with neither it aborts, as
+// glibc's does.
+// <cstdlib> is left out: glibc 2.36's declares arc4random without the hidden visibility.
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+namespace {
+
+bool fill_from_urandom(void* buffer, std::size_t size) {
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  auto* bytes = static_cast<unsigned char*>(buffer);
+  while (size > 0) {
+    const ssize_t got = read(fd, bytes, size);
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got <= 0) {
+      close(fd);
+      return false;
+    }
+    bytes += got;
+    size -= static_cast<std::size_t>(got);
+  }
+  close(fd);
+  return true;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("hidden"))) std::uint32_t arc4random(void) noexcept {
+  std::uint32_t value = 0;
+  for (;;) {
+    const ssize_t got = getrandom(&value, sizeof value, 0);
+    if (got == static_cast<ssize_t>(sizeof value)) {
+      return value;
+    }
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0 && fill_from_urandom(&value, sizeof value)) {
+      return value;
+    }
+    if (got < 0) {
+      __builtin_abort();
+    }
+  }
+}

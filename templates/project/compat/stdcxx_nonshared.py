@@ -127,17 +127,22 @@ def main():
         parser.add_argument(option, required=True)
     parser.add_argument("--glibcxx", default="3.4.24")
     parser.add_argument("--cxxabi", default="1.3.11")
+    # The shared libstdc++ the kernel links, where the compiler has none beside it (the
+    # project then links the system's libstdc++.so.6 by path).
+    parser.add_argument("--shared")
     parser.add_argument("--keep-weak-defined-by", nargs="+", default=[])
     args = parser.parse_args()
     output = Path(args.output)
     output.unlink(missing_ok=True)
 
     static = compiler_file(args.cxx, "libstdc++.a")
-    shared = compiler_file(args.cxx, "libstdc++.so")
-    if static is None or shared is None or not static.exists():
+    shared = Path(args.shared).resolve() if args.shared else compiler_file(args.cxx,
+                                                                            "libstdc++.so")
+    if static is None or not static.exists() or shared is None or not shared.exists():
         run([args.ar, "rcs", str(output)])
-        print("kernelhub: no static libstdc++.a next to the compiler; newer libstdc++ symbols "
-              "stay dynamic", file=sys.stderr)
+        missing = "libstdc++.a" if static is None or not static.exists() else "libstdc++.so"
+        print(f"kernelhub: no {missing} next to the compiler; newer libstdc++ symbols stay "
+              "dynamic", file=sys.stderr)
         return 0
     ceilings = {"GLIBCXX": version_tuple(args.glibcxx), "CXXABI": version_tuple(args.cxxabi)}
     allowed, newer = shared_versions(args.nm, shared, ceilings)

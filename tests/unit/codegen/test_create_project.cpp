@@ -58,7 +58,8 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/compiler_cache.cmake",
                                              "compat/glibc_compat.cpp",
-                                             "compat/glibc_pins.h", "compat/reproducible.cmake",
+                                             "compat/glibc_pins.h", "compat/libstdcxx_runtime.cmake",
+                                             "compat/reproducible.cmake",
                                              "compat/stdcxx_nonshared.py",
                                              "torch-ext/kernelhub_ops_name.h",
                                              "torch-ext/registration.h",
