@@ -17,6 +17,8 @@
 #   - the machine: the GPU torch sees, its capability, nvcc;
 #   - build: `kernel-builder build` of examples relu, rmsnorm, relu-torch-stable-abi and
 #     relu-tvm-ffi (their cuda variants for this torch; the load check through `kernels`);
+#   - check-abi: each build against manylinux_2_28 (a GPU machine's toolchain is often newer
+#     than the one CI builds with);
 #   - test: `kernel-builder test` of each, which picks the variant the loader would pick here
 #     (it must be the cuda one) and runs the kernel's tests on the GPU;
 #   - hub: `kernelhub serve`, `kernel-builder upload` of relu, then `get_kernel` without a backend
@@ -60,6 +62,7 @@ cleanup() {
 }
 trap cleanup EXIT
 results=()
+failures=0
 started=$(date +%s)
 
 # check NAME COMMAND...: runs the command with its output in the log under a header; one line
@@ -72,7 +75,12 @@ check() {
     echo
     echo "=== $name: $*"
   } >>"$log"
-  if "$@" >>"$log" 2>&1; then status=pass; else status=fail; fi
+  if "$@" >>"$log" 2>&1; then
+    status=pass
+  else
+    status=fail
+    [[ $name == *"(information)"* ]] || failures=$((failures + 1))
+  fi
   end=$(date +%s.%N)
   local seconds
   seconds=$(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
@@ -348,4 +356,4 @@ fi
 
 write_summary
 echo "gpu-checks: log $log, summary $summary ($(($(date +%s) - started)) s)"
-! grep -q '"status": "fail"' "$summary"
+[ "$failures" -eq 0 ]

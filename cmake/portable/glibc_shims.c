@@ -9,8 +9,6 @@
    take those calls inside each binary and make them the way a glibc 2.28 build would, so no
    GLIBC_2.33 reference reaches the dynamic symbol table (docs/wheels.md). */
 #include <fcntl.h>
-#include <stdint.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 
 /* x86_64's struct stat version for the __xstat family (glibc's _STAT_VER_LINUX). */
@@ -54,16 +52,5 @@ KERNELHUB_HIDDEN int fstatat64(int dirfd, const char* path, struct stat64* buf, 
 }
 
 /* arc4random (GLIBC_2.36), which std::random_device calls in libstdc++'s random.o (a private
-   copy, stdcxx_nonshared.py): the same kernel randomness through getrandom (GLIBC_2.25). */
-KERNELHUB_HIDDEN uint32_t arc4random(void) {
-  uint32_t value = 0;
-  unsigned char* out = (unsigned char*)&value;
-  size_t filled = 0;
-  while (filled < sizeof value) {
-    const ssize_t got = getrandom(out + filled, sizeof value - filled, 0);
-    if (got > 0) {
-      filled += (size_t)got;
-    }
-  }
-  return value;
-}
+   copy, stdcxx_nonshared.py), is defined in templates/project/compat/glibc_compat.cpp, which
+   kernels and this build both compile. */
