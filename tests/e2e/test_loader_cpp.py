@@ -241,6 +241,16 @@ def test_cpp_get_kernel_loads_from_kernelhub_serve(kernel_builder, kernelhub_bin
                                  text=True, env=hub_env, timeout=300)
         assert missing.returncode == 1
         assert "Version 7 not found, available versions: 1" in missing.stderr
+        # The device argument (scripts/gpu-checks.sh passes cuda): cpu is the default, spelled
+        # out it loads the same variant; anything else is a usage error before any load.
+        explicit = subprocess.run([out / "relu_from_hub", "cpp/relu", "1", "cpu"],
+                                  capture_output=True, text=True, env=hub_env, timeout=300)
+        assert explicit.returncode == 0, explicit.stderr
+        assert explicit.stdout == result.stdout
+        unknown = subprocess.run([out / "relu_from_hub", "cpp/relu", "1", "tpu"],
+                                 capture_output=True, text=True, env=hub_env, timeout=300)
+        assert unknown.returncode == 2
+        assert 'DEVICE must be cpu or cuda, not "tpu"' in unknown.stderr
         # KERNELHUB_REQUIRE_SIGNATURE (issue 14): the unsigned upload is refused before its
         # library is opened (LD_DEBUG lists every file the dynamic loader opens).
         refused = subprocess.run([out / "relu_from_hub", "cpp/relu", "1"], capture_output=True,
