@@ -4,6 +4,7 @@
 # GPU, so nothing else runs these; a session that is lent a GPU machine runs this first:
 #
 #   bash scripts/gpu-checks.sh [--python PY] [--wheels DIR] [--out DIR]
+#   bash scripts/gpu-checks.sh --prepare DIR     # here, before: the wheels a bare machine needs
 #
 # --python   the interpreter with a CUDA build of torch that sees the GPU (default: python3)
 # --wheels   a folder of wheels to install first, without an index: kernelhub's (scripts/
@@ -11,6 +12,10 @@
 #            (tomlkit; apache-tvm-ffi for the TVM FFI example). Without it, kernelhub,
 #            kernel-builder and kernels must already be there (.venv here).
 # --out      where the log and the JSON summary go (default: $OUT, else build/gpu-checks)
+# --prepare  on a machine with the network (this one), fills DIR for --wheels: kernelhub's
+#            cp312-abi3 wheel (scripts/build-wheels.sh 3.12) and, from the package index, the
+#            reference `kernels`, tomlkit and apache-tvm-ffi at requirements-dev.txt's versions,
+#            for CPython 3.12 on x86_64 Linux (a lent machine's Python; docs/gpu-checks.md).
 # KERNELHUB_GPU_CHECKS_KEEP=PATH keeps the work folder (the built kernels) and links it there.
 #
 # The checks, each run whatever the ones before it did, each a line of the summary:
@@ -28,22 +33,40 @@
 #   - cpp: examples/cpp's relu_from_hub (kernelhub's C++ API from the installed package, libtorch)
 #     loads relu from the same server for CUDA tensors;
 #   - timing (information, never a failure): rmsnorm's and relu's kernels against torch's own ops.
-# Exit status: 0 when every check passed, else 1.
+# Exit status: 0 when every check but the timing passed, else 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 python=python3
 wheels=""
+prepare=""
 out=${OUT:-$root/build/gpu-checks}
 while (($#)); do
   case $1 in
     --python) python=$2; shift 2 ;;
     --wheels) wheels=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --prepare) prepare=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gpu-checks: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+
+if [ -n "$prepare" ]; then
+  set -e
+  mkdir -p "$prepare"
+  bash scripts/build-wheels.sh 3.12
+  rm -f "$prepare"/kernelhub-*.whl
+  cp build/wheel/dist/kernelhub-*-cp312-abi3-*.whl "$prepare"/
+  pins=$(grep -E '^(kernels|apache-tvm-ffi)==' requirements-dev.txt)
+  # shellcheck disable=SC2086 # one requirement a word
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+    --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+    --platform manylinux2014_x86_64 -d "$prepare" $pins tomlkit
+  ls -l "$prepare"
+  exit 0
+fi
+
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 log=$out/gpu-checks.log
