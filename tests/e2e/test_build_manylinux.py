@@ -232,15 +232,21 @@ def test_cxx20_example_tests_pass(cxx20, tmp_path):
     assert "4 passed" in result.stdout
 
 
-def test_unfixable_glibc_symbol_fails_the_build_by_name(kernel_builder, tmp_path):
+def relu_cpu_calling(tmp_path: Path, prelude: str) -> Path:
+    """examples/relu, cpu only, its cpu source starting with `prelude`."""
     kernel_dir = tmp_path / "relu"
     shutil.copytree(EXAMPLES / "relu", kernel_dir, ignore=shutil.ignore_patterns("build"))
     toml = kernel_dir / "build.toml"
     toml.write_text(re.sub(r"backends = \[.*\]", 'backends = ["cpu"]', toml.read_text()))
     source = kernel_dir / "relu_cpu" / "relu_cpu.cpp"
+    source.write_text(prelude + source.read_text())
+    return kernel_dir
+
+
+def test_unfixable_glibc_symbol_fails_the_build_by_name(kernel_builder, tmp_path):
     # gettid appeared in GLIBC_2.30 and has no older version to pin to.
-    source.write_text("#include <unistd.h>\nint relu_thread_id() { return gettid(); }\n" +
-                      source.read_text())
+    kernel_dir = relu_cpu_calling(
+        tmp_path, "#include <unistd.h>\nint relu_thread_id() { return gettid(); }\n")
     strict = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
     assert strict.returncode == 1, strict.stderr
     assert "gettid" in strict.stderr and "GLIBC_2.30" in strict.stderr, strict.stderr
@@ -257,13 +263,8 @@ def test_arc4random_is_answered_inside_the_kernel(kernel_builder, tmp_path):
     # kernel, so the build passes check-abi and the .so asks glibc for no arc4random.
     if "arc4random" not in Path("/usr/include/stdlib.h").read_text(errors="replace"):
         pytest.skip("this glibc declares no arc4random")
-    kernel_dir = tmp_path / "relu"
-    shutil.copytree(EXAMPLES / "relu", kernel_dir, ignore=shutil.ignore_patterns("build"))
-    toml = kernel_dir / "build.toml"
-    toml.write_text(re.sub(r"backends = \[.*\]", 'backends = ["cpu"]', toml.read_text()))
-    source = kernel_dir / "relu_cpu" / "relu_cpu.cpp"
-    source.write_text("#include <stdlib.h>\nunsigned relu_random() { return arc4random(); }\n" +
-                      source.read_text())
+    kernel_dir = relu_cpu_calling(
+        tmp_path, "#include <stdlib.h>\nunsigned relu_random() { return arc4random(); }\n")
     result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
     assert result.returncode == 0, result.stderr
     library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
