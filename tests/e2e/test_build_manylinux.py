@@ -275,6 +275,28 @@ def test_arc4random_is_answered_inside_the_kernel(kernel_builder, tmp_path):
     assert re.search(r" t arc4random$", local, re.M), "arc4random is not defined in the kernel"
 
 
+def test_c23_strtol_family_is_answered_inside_the_kernel(kernel_builder, tmp_path):
+    # glibc 2.38 and later turn strtol and its siblings (std::stoi among their callers) into
+    # __isoc23_strtol and so on (GLIBC_2.38, no older version); the GPU machine's libstdc++ 13
+    # objects called __isoc23_strtoul. This glibc is older, so the kernel names them itself:
+    # without compat/glibc_compat.cpp's definitions the library would need a glibc that has them
+    # (here: none, and the load check fails on the undefined symbol).
+    prelude = "".join(
+        f'extern "C" {kind} __isoc23_{name}(const char*, char**, int);\n'
+        f"{kind} relu_parse_{name}(const char* text) {{ return __isoc23_{name}(text, nullptr, 0); }}\n"
+        for kind, name in (("long", "strtol"), ("unsigned long", "strtoul"),
+                           ("long long", "strtoll"), ("unsigned long long", "strtoull")))
+    kernel_dir = relu_cpu_calling(tmp_path, prelude)
+    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
+    assert result.returncode == 0, result.stderr
+    library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", library], capture_output=True,
+                               text=True, check=True).stdout
+    assert "__isoc23" not in undefined, undefined
+    for name in ("strtol", "strtoul", "strtoll", "strtoull"):
+        assert re.search(rf"^\s+U {name}(@|$)", undefined, re.M), f"{name} not called: {undefined}"
+
+
 def test_glibc_pin_table_is_up_to_date():
     # The table is generated from the host glibc; compare only on the glibc it was made from.
     header = (COMPAT / "glibc_pins.h").read_text()

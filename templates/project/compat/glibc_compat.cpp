@@ -71,3 +71,39 @@ extern "C" __attribute__((visibility("hidden"))) std::uint32_t arc4random(void) 
     }
   }
 }
+
+// glibc 2.38 and later redirect strtol and its siblings, in C++ (which defines _GNU_SOURCE),
+// to C23 versions that also read a "0b" prefix: `__isoc23_strtol` and so on (GLIBC_2.38, no
+// older version). A kernel built there calls them wherever it, or a libstdc++ object it takes
+// privately (compat/stdcxx_nonshared.py: libstdc++ 13's exception pool parses
+// GLIBCXX_TUNABLES with strtoul), converts text to a number: std::stoi among them. These hidden
+// definitions answer those calls inside the kernel with the functions every glibc has, which
+// is what the same code built against glibc 2.28 calls; the only difference is that a "0b"
+// prefix is not read as binary. The asm labels name the classic functions: the header's
+// redirect would turn a plain call to strtol into a call to the wrapper itself.
+extern "C" {
+long kernelhub_classic_strtol(const char*, char**, int) noexcept __asm__("strtol");
+unsigned long kernelhub_classic_strtoul(const char*, char**, int) noexcept __asm__("strtoul");
+long long kernelhub_classic_strtoll(const char*, char**, int) noexcept __asm__("strtoll");
+unsigned long long kernelhub_classic_strtoull(const char*, char**, int) noexcept
+    __asm__("strtoull");
+
+__attribute__((visibility("hidden"))) long __isoc23_strtol(const char* text, char** end,
+                                                          int base) noexcept {
+  return kernelhub_classic_strtol(text, end, base);
+}
+__attribute__((visibility("hidden"))) unsigned long __isoc23_strtoul(const char* text,
+                                                                    char** end,
+                                                                    int base) noexcept {
+  return kernelhub_classic_strtoul(text, end, base);
+}
+__attribute__((visibility("hidden"))) long long __isoc23_strtoll(const char* text, char** end,
+                                                                int base) noexcept {
+  return kernelhub_classic_strtoll(text, end, base);
+}
+__attribute__((visibility("hidden"))) unsigned long long __isoc23_strtoull(const char* text,
+                                                                          char** end,
+                                                                          int base) noexcept {
+  return kernelhub_classic_strtoull(text, end, base);
+}
+}
