@@ -53,7 +53,7 @@ bool fill_from_urandom(void* buffer, std::size_t size) {
 
 }  // namespace
 
-extern "C" __attribute__((visibility("hidden"))) std::uint32_t arc4random(void) noexcept {
+extern "C" __attribute__((weak, visibility("hidden"))) std::uint32_t arc4random(void) noexcept {
   std::uint32_t value = 0;
   for (;;) {
     const ssize_t got = getrandom(&value, sizeof value, 0);
@@ -80,7 +80,9 @@ extern "C" __attribute__((visibility("hidden"))) std::uint32_t arc4random(void) 
 // definitions answer those calls inside the kernel with the functions every glibc has, which
 // is what the same code built against glibc 2.28 calls; the only difference is that a "0b"
 // prefix is not read as binary. The asm labels name the classic functions: the header's
-// redirect would turn a plain call to strtol into a call to the wrapper itself.
+// redirect would turn a plain call to strtol into a call to the wrapper itself. Like
+// arc4random's, these definitions are weak: a static library in the kernel that brings its
+// own (a common shim for the same problem) takes precedence instead of clashing.
 extern "C" {
 long kernelhub_classic_strtol(const char*, char**, int) noexcept __asm__("strtol");
 unsigned long kernelhub_classic_strtoul(const char*, char**, int) noexcept __asm__("strtoul");
@@ -88,22 +90,15 @@ long long kernelhub_classic_strtoll(const char*, char**, int) noexcept __asm__("
 unsigned long long kernelhub_classic_strtoull(const char*, char**, int) noexcept
     __asm__("strtoull");
 
-__attribute__((visibility("hidden"))) long __isoc23_strtol(const char* text, char** end,
-                                                          int base) noexcept {
-  return kernelhub_classic_strtol(text, end, base);
-}
-__attribute__((visibility("hidden"))) unsigned long __isoc23_strtoul(const char* text,
-                                                                    char** end,
-                                                                    int base) noexcept {
-  return kernelhub_classic_strtoul(text, end, base);
-}
-__attribute__((visibility("hidden"))) long long __isoc23_strtoll(const char* text, char** end,
-                                                                int base) noexcept {
-  return kernelhub_classic_strtoll(text, end, base);
-}
-__attribute__((visibility("hidden"))) unsigned long long __isoc23_strtoull(const char* text,
-                                                                          char** end,
-                                                                          int base) noexcept {
-  return kernelhub_classic_strtoull(text, end, base);
-}
+#define KERNELHUB_C23_WRAPPER(TYPE, NAME)                                                 \
+  __attribute__((weak, visibility("hidden"))) TYPE __isoc23_##NAME(const char* text,    \
+                                                                   char** end, int base) \
+      noexcept {                                                                        \
+    return kernelhub_classic_##NAME(text, end, base);                                   \
+  }
+KERNELHUB_C23_WRAPPER(long, strtol)
+KERNELHUB_C23_WRAPPER(unsigned long, strtoul)
+KERNELHUB_C23_WRAPPER(long long, strtoll)
+KERNELHUB_C23_WRAPPER(unsigned long long, strtoull)
+#undef KERNELHUB_C23_WRAPPER
 }
