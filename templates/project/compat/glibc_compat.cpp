@@ -18,11 +18,14 @@ __attribute__((visibility("hidden"))) char __libc_single_threaded = 0;
 // kernel from getrandom(2) (GLIBC_2.25), as glibc's does; where the kernel refuses getrandom
 // (before Linux 3.17, or a seccomp filter), from /dev/urandom; with neither it aborts, as
 // glibc's does.
+// A glibc older than 2.25 has no getrandom, and a libstdc++ built against it never calls
+// arc4random: there the definition is left out.
 // <cstdlib> is left out: glibc 2.36's declares arc4random without the hidden visibility.
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
+#if __has_include(<sys/random.h>)
 #include <fcntl.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -71,6 +74,7 @@ extern "C" __attribute__((weak, visibility("hidden"))) std::uint32_t arc4random(
     }
   }
 }
+#endif  // __has_include(<sys/random.h>)
 
 // glibc 2.38 and later redirect strtol and its siblings, in C++ (which defines _GNU_SOURCE),
 // to C23 versions that also read a "0b" prefix: `__isoc23_strtol` and so on (GLIBC_2.38, no
