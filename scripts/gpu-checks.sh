@@ -220,7 +220,8 @@ test_kernel() {
 import json, sys
 report = json.load(open(sys.argv[1]))
 variant = json.dumps(report)
-assert report.get("passed") and "-cu" in report.get("variant", ""), f"not a passing cuda variant: {variant}"
+assert report.get("passed") and "-cu" in report.get("variant", ""), \
+    f"not a passing cuda variant: {variant}"
 PY
 }
 for name in "${kernels[@]}"; do

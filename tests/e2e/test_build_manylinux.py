@@ -255,6 +255,17 @@ def test_unfixable_glibc_symbol_fails_the_build_by_name(kernel_builder, tmp_path
     assert "gettid" in lenient.stderr
 
 
+def build_and_list_undefined(kernel_builder, kernel_dir: Path) -> tuple[Path, str]:
+    """Builds the cpu-only copy (check-abi an error) and gives its library and the dynamic
+    symbols the library leaves undefined (nm -D)."""
+    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
+    assert result.returncode == 0, result.stderr
+    library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", library], capture_output=True,
+                               text=True, check=True).stdout
+    return library, undefined
+
+
 def test_arc4random_is_answered_inside_the_kernel(kernel_builder, tmp_path):
     # libstdc++ 13 built against glibc 2.36 or later takes std::random_device's entropy from
     # arc4random (GLIBC_2.36, no older version to pin to): the GPU machine's GCC 13 put it into
@@ -265,11 +276,7 @@ def test_arc4random_is_answered_inside_the_kernel(kernel_builder, tmp_path):
         pytest.skip("this glibc declares no arc4random")
     kernel_dir = relu_cpu_calling(
         tmp_path, "#include <stdlib.h>\nunsigned relu_random() { return arc4random(); }\n")
-    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
-    assert result.returncode == 0, result.stderr
-    library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
-    undefined = subprocess.run(["nm", "-D", "--undefined-only", library], capture_output=True,
-                               text=True, check=True).stdout
+    library, undefined = build_and_list_undefined(kernel_builder, kernel_dir)
     assert "arc4random" not in undefined, undefined
     local = subprocess.run(["nm", library], capture_output=True, text=True, check=True).stdout
     assert re.search(r" t arc4random$", local, re.M), "arc4random is not defined in the kernel"
@@ -283,15 +290,12 @@ def test_c23_strtol_family_is_answered_inside_the_kernel(kernel_builder, tmp_pat
     # (here: none, and the load check fails on the undefined symbol).
     prelude = "".join(
         f'extern "C" {kind} __isoc23_{name}(const char*, char**, int);\n'
-        f"{kind} relu_parse_{name}(const char* text) {{ return __isoc23_{name}(text, nullptr, 0); }}\n"
+        f"{kind} relu_parse_{name}(const char* text) "
+        f"{{ return __isoc23_{name}(text, nullptr, 0); }}\n"
         for kind, name in (("long", "strtol"), ("unsigned long", "strtoul"),
                            ("long long", "strtoll"), ("unsigned long long", "strtoull")))
     kernel_dir = relu_cpu_calling(tmp_path, prelude)
-    result = run([kernel_builder, "build", kernel_dir, "--python", PYTHON])
-    assert result.returncode == 0, result.stderr
-    library = next((kernel_dir / "build").glob("torch*-cpu-*/*.so"))
-    undefined = subprocess.run(["nm", "-D", "--undefined-only", library], capture_output=True,
-                               text=True, check=True).stdout
+    _library, undefined = build_and_list_undefined(kernel_builder, kernel_dir)
     assert "__isoc23" not in undefined, undefined
     for name in ("strtol", "strtoul", "strtoll", "strtoull"):
         assert re.search(rf"^\s+U {name}(@|$)", undefined, re.M), f"{name} not called: {undefined}"
