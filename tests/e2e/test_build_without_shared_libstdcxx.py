@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""A compiler installed without its shared libstdc++ (compat/libstdcxx_runtime.cmake).
+"""A compiler installed without its shared libstdc++ (compat/libstdcxx.cmake).
 
 Found on the first GPU machine the project ran on (scripts/gpu-checks.sh, 2026-11-30): its
 `g++` was a GCC 13 in /opt/gcc whose library folder holds libstdc++.a and no libstdc++.so. The

@@ -147,7 +147,7 @@ util::Expected<codegen::FileSet> tvm_ffi_project(const config::BuildConfig& conf
   // The manylinux_2_28 compatibility pieces the Torch projects use too.
   for (const auto* compat : {"compat/glibc_pins.h", "compat/glibc_compat.cpp",
                               "compat/stdcxx_nonshared.py", "compat/reproducible.cmake",
-                              "compat/libstdcxx_runtime.cmake"}) {
+                              "compat/libstdcxx.cmake"}) {
     KH_STEP(files.add(compat, KH_TRY(render(compat, context))));
   }
   return files;

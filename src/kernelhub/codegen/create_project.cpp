@@ -167,7 +167,7 @@ util::Expected<FileSet> torch_project(const config::BuildConfig& config,
   // definitions that replace glibc symbols which have no older version (docs/build.md).
   for (const auto* compat : {"compat/glibc_pins.h", "compat/glibc_compat.cpp",
                               "compat/stdcxx_nonshared.py", "compat/reproducible.cmake",
-                              "compat/compiler_cache.cmake", "compat/libstdcxx_runtime.cmake"}) {
+                              "compat/compiler_cache.cmake", "compat/libstdcxx.cmake"}) {
     KH_STEP(files.add(compat, KH_TRY(render_project_template(compat, context))));
   }
   KH_STEP(files.add(fmt::format("torch-ext/{}/_ops.py", python_name),

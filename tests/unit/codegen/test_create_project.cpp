@@ -58,7 +58,7 @@ TEST(CreateProject, TorchProjectHasCMakeRegistrationAndOps) {
   }
   EXPECT_EQ(paths, (std::vector<std::string>{"CMakeLists.txt", "compat/compiler_cache.cmake",
                                              "compat/glibc_compat.cpp",
-                                             "compat/glibc_pins.h", "compat/libstdcxx_runtime.cmake",
+                                             "compat/glibc_pins.h", "compat/libstdcxx.cmake",
                                              "compat/reproducible.cmake",
                                              "compat/stdcxx_nonshared.py",
                                              "torch-ext/kernelhub_ops_name.h",
@@ -76,8 +76,11 @@ TEST(CreateProject, CompatFilesMakeTheModuleMeetManylinux228) {
   EXPECT_TRUE(contains(cmake, "$<$<COMPILE_LANGUAGE:C,CXX,OBJC,OBJCXX,HIP,CUDA>:-include;"
                               "${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_pins.h>"));
   EXPECT_TRUE(contains(cmake, "\"${CMAKE_CURRENT_SOURCE_DIR}/compat/glibc_compat.cpp\""));
-  EXPECT_TRUE(contains(cmake, "compat/stdcxx_nonshared.py"));
-  EXPECT_TRUE(contains(cmake, "-Wl,--exclude-libs,libkernelhub_stdcxx_nonshared.a"));
+  // libstdc++'s linking lives in compat/libstdcxx.cmake, shared with the tvm-ffi project.
+  EXPECT_TRUE(contains(cmake, "kernelhub_link_libstdcxx(${OPS_NAME})"));
+  const auto& libstdcxx = content(*files, "compat/libstdcxx.cmake");
+  EXPECT_TRUE(contains(libstdcxx, "compat/stdcxx_nonshared.py"));
+  EXPECT_TRUE(contains(libstdcxx, "-Wl,--exclude-libs,libkernelhub_stdcxx_nonshared.a"));
   const auto& pins = content(*files, "compat/glibc_pins.h");
   EXPECT_TRUE(contains(pins, "KERNELHUB_GLIBC_PIN(pthread_create, \"2.2.5\", \"2.17\")"));
   EXPECT_TRUE(contains(pins, "#undef _GLIBCXX_USE_PTHREAD_COND_CLOCKWAIT"));
