@@ -168,8 +168,10 @@ def resolve_revision(repo_id: str, *, revision: str | None = None, version: int 
 
 # One node of a kernel-depends tree: (repo_id, version, revision).
 Spec = tuple[str, "int | None", "str | None"]
-# Where a node's variant is: its path and, for Hub loads, where it came from.
-Locator = Callable[[Spec], "tuple[Path, RepoInfo | None]"]
+# Where a node's variant is: its path and, for Hub loads, where it came from. The path is
+# text, as the core gives it: a Path's own text is made on first use (a first-call cost in
+# a warm load), and every consumer takes text.
+Locator = Callable[[Spec], "tuple[str, RepoInfo | None]"]
 
 
 def walk_kernel_tree(spec: Spec, locate: Callable, locate_dep: Callable,
@@ -197,7 +199,7 @@ def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator) -> ModuleType:
             info = _kernelhub.resolve_kernel_module(variant_path)
             # This node before its dependencies and before anything is imported, as kernels
             # validates the whole tree (python-depends, kernels-minver) first.
-            validate_variant(Path(variant_path), info)
+            validate_variant(variant_path, info)
             return variant_path, repo_info, info
         return locate_module
 
@@ -206,7 +208,7 @@ def _load_tree(spec: Spec, locate: Locator, locate_dep: Locator) -> ModuleType:
 
     def make(location, deps: dict[str, ModuleType]) -> ModuleType:
         variant_path, repo_info, info = location
-        return import_variant(Path(variant_path), repo_info, deps=deps, info=info)
+        return import_variant(variant_path, repo_info, deps=deps, info=info)
 
     return walk_kernel_tree(spec, with_module(locate), with_module(locate_dep), depends_of, make)
 
@@ -218,11 +220,11 @@ def _local_override(repo_id: str) -> Path | None:
     return None if text is None else parse_local_kernels(text).get(repo_id)
 
 
-def _find_local(path: Path, backend: str | None) -> Path:
+def _find_local(path: Path, backend: str | None) -> str:
     from . import _find
 
     variant_path, _trace, _text = _find(path, backend)
-    return Path(variant_path)
+    return os.fspath(variant_path)
 
 
 def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch,
@@ -241,7 +243,7 @@ def _hub_locator(*, backend, trust_remote_code, user_agent, check_arch,
             # Before _load_tree imports anything of this node or its dependencies.
             _kernelhub.require_signed_variant(result["variant_path"],
                                               [os.fspath(key) for key in trusted_keys])
-        return Path(result["variant_path"]), RepoInfo(result["repo_id"], result["revision"])
+        return result["variant_path"], RepoInfo(result["repo_id"], result["revision"])
 
     return locate
 
@@ -260,7 +262,7 @@ def _locked_locator(locks: KernelLocks, *, trust_remote_code, cache_only: bool,
                           local_files_only=cache_only,
                           check_trust=_check_trust(repo_id, trust_remote_code),
                           check_arch=False)
-        return Path(result["variant_path"]), RepoInfo(repo_id, commit)
+        return result["variant_path"], RepoInfo(repo_id, commit)
 
     return locate
 

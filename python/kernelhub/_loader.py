@@ -149,7 +149,7 @@ def validate_dependencies(python_name: str, depends: list[str]) -> None:
 _validate_logger = logging.getLogger("kernelhub.validate")
 
 
-def validate_variant(variant_path: Path, info: dict) -> None:
+def validate_variant(variant_path: str | Path, info: dict) -> None:
     """The checks kernels runs on every node of a kernel-depends tree before importing any of
     it, in its order: python-depends, then kernels-minver against compat_version (RuntimeError),
     then a build from a dirty git tree (a warning on the `kernelhub.validate` logger). Run on
@@ -179,7 +179,7 @@ def _reference_deps_var():
     return getattr(module, "_KERNEL_DEPS", None)
 
 
-def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
+def import_variant(variant_path: str | Path, repo_info: RepoInfo | None = None,
                    deps: dict[str, ModuleType] | None = None, info: dict | None = None
                    ) -> ModuleType:
     """Imports the variant under its metadata id (once per variant path), after the caller has
@@ -194,11 +194,11 @@ def import_variant(variant_path: Path, repo_info: RepoInfo | None = None,
         for message in info["warnings"]:
             warnings.warn(message, UserWarning, stacklevel=3)
         name = info["module_name"]
-        entry = Path(info["entry_file"])
-        _claim_variant(Path(variant_path), entry.parent)
+        entry = info["entry_file"]
+        package = os.path.dirname(entry)
+        _claim_variant(variant_path, package)
         spec = importlib.util.spec_from_file_location(
-            name, entry, loader=_SourceLoader(name, str(entry)),
-            submodule_search_locations=[str(entry.parent)]
+            name, entry, loader=_SourceLoader(name, entry), submodule_search_locations=[package]
         )
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load spec for {name} from {entry}")
