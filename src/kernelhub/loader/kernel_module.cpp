@@ -63,16 +63,6 @@ std::optional<fs::path> single_package_dir(const fs::path& variant_path) {
   return found;
 }
 
-// open(2) and read(2): an ifstream's first use in a process sets up its locale facets, about a
-// tenth of this function's cost in a warm load, which reads no other file through a stream.
-std::optional<std::string> read_text(const fs::path& path) {
-  auto text = util::read_file(path);
-  if (!text) {
-    return std::nullopt;
-  }
-  return std::move(*text);
-}
-
 }  // namespace
 
 fs::path normal_path(const fs::path& path) {
@@ -126,15 +116,22 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
 
   // Metadata: required by the reference; here an id-less or missing one means an older build.
   std::optional<std::string> legacy_name;
-  const auto key = content_key(root / "metadata.json");
+  const fs::path metadata_file = root / "metadata.json";
+  const auto key = content_key(metadata_file);
   if (key) {
     // A cached variant's, parsed before by this process (the digest check, an earlier load).
     module.metadata = remembered_metadata(*key);
   }
-  const auto text =
-      module.metadata ? std::optional<std::string>() : read_text(root / "metadata.json");
+  std::optional<std::string> text;
+  if (!module.metadata) {
+    // util::read_file (open and read), not an ifstream: a stream's first use in a process sets
+    // up its locale facets, about a tenth of this function's cost in a warm load.
+    if (auto read = util::read_file(metadata_file)) {
+      text = std::move(*read);
+    }
+  }
   if (text) {
-    auto parsed = metadata::parse_metadata(*text, (root / "metadata.json").string());
+    auto parsed = metadata::parse_metadata(*text, metadata_file.string());
     if (parsed) {
       if (key) {
         remember_metadata(*key, *parsed);
@@ -176,7 +173,7 @@ util::Expected<KernelModule> resolve_kernel_module(const fs::path& variant_path)
   module.module_name = legacy_module_name(module.python_name, root);
   module.warnings.push_back(fmt::format(
       "kernel at \"{}\" is an older build ({}); loading it as module \"{}\"", root.string(),
-      fs::exists(root / "metadata.json") ? "its metadata.json has no id" : "no metadata.json",
+      fs::exists(metadata_file) ? "its metadata.json has no id" : "no metadata.json",
       module.module_name));
   return module;
 }
